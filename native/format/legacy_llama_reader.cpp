@@ -1,0 +1,176 @@
+// llama.cpp's pre-GGUF files: GGML (unversioned), GGMF v1 and GGJT v1-v3.
+//
+// Layout: u32 magic, u32 version (not in GGML), 7 u32 hyperparameters
+// {n_vocab, n_embd, n_mult, n_head, n_layer, n_rot, ftype}, n_vocab tokens
+// {u32 len, bytes, f32 score (not in GGML)}, then tensor records until the
+// end of the file: {u32 n_dims, u32 name_len, u32 type, u32 dims[n_dims],
+// name, (GGJT: padding to 32 bytes), data}. Hyperparameters are presented
+// under the GGUF key names so the rest of wasmlm reads one vocabulary.
+#include <algorithm>
+#include <string>
+
+#include "format/format_reader.h"
+#include "format/limits.h"
+
+namespace wasmlm {
+
+namespace {
+
+constexpr uint32_t kMagicGgml = 0x67676d6c;
+constexpr uint32_t kMagicGgmf = 0x67676d66;
+constexpr uint32_t kMagicGgjt = 0x67676a74;
+
+// Bytes per 32-element block of the quantized types before GGJT v3 changed
+// their scales from f32 to f16.
+std::optional<uint32_t> pre_v3_block_bytes(GgmlType type) {
+  switch (type) {
+    case GgmlType::Q4_0: return 4 + 16;
+    case GgmlType::Q4_1: return 4 + 4 + 16;
+    case GgmlType::Q8_0: return 4 + 32;
+    case GgmlType::Q8_1: return 4 + 4 + 32;
+    default: return std::nullopt;
+  }
+}
+
+class LegacyLlamaReader final : public FormatReader {
+ public:
+  UnitResult read_unit(ByteCursor& in, ModelFile& out) override {
+    switch (state_) {
+      case State::Header: return read_header(in, out);
+      case State::Vocab: return read_vocab(in, out);
+      case State::Records: return read_record(in, out);
+    }
+    return UnitResult::End;
+  }
+
+ private:
+  enum class State { Header, Vocab, Records };
+
+  UnitResult read_header(ByteCursor& in, ModelFile& out) {
+    uint32_t magic = in.u32("magic");
+    uint32_t version = 0;
+    if (magic == kMagicGgml) {
+      out.format = FileFormat::Ggml;
+    } else if (magic == kMagicGgmf) {
+      out.format = FileFormat::Ggmf;
+      version = in.u32("GGMF version");
+      if (version != 1) fail(ErrorCode::Unsupported, 4, "expected GGMF version 1, found " + std::to_string(version));
+    } else {
+      out.format = FileFormat::Ggjt;
+      version = in.u32("GGJT version");
+      if (version < 1 || version > 3)
+        fail(ErrorCode::Unsupported, 4, "expected GGJT version 1, 2 or 3, found " + std::to_string(version));
+    }
+    static const char* kNames[7] = {"n_vocab", "n_embd", "n_mult", "n_head", "n_layer", "n_rot", "ftype"};
+    uint32_t hp[7];
+    for (int i = 0; i < 7; ++i) hp[i] = in.u32(kNames[i]);
+    uint32_t n_vocab = hp[0], n_embd = hp[1], n_mult = hp[2];
+    uint64_t min_token = out.format == FileFormat::Ggml ? 4 : 8;
+    if (n_vocab > limits::kMaxVocab || n_vocab > in.bytes_left_in_file() / min_token)
+      fail(ErrorCode::TooLarge, in.pos() - 28, "vocabulary of " + std::to_string(n_vocab) + " tokens does not fit in the file");
+    out.version = version;
+    out.alignment = out.format == FileFormat::Ggjt ? 32 : 1;
+    Metadata& m = out.metadata;
+    m.add("general.architecture", MetaValue::of_string("llama"));
+    m.add("general.file_type", MetaValue::of_u32(hp[6]));
+    m.add("llama.vocab_size", MetaValue::of_u32(n_vocab));
+    m.add("llama.embedding_length", MetaValue::of_u32(n_embd));
+    if (n_mult != 0 && n_embd <= (1u << 24)) {
+      // llama.cpp's rule before GGUF stored the FFN width.
+      uint64_t n_ff = ((2ull * (4ull * n_embd) / 3 + n_mult - 1) / n_mult) * n_mult;
+      m.add("llama.feed_forward_length", MetaValue::of_u64(n_ff));
+    }
+    m.add("llama.attention.head_count", MetaValue::of_u32(hp[3]));
+    m.add("llama.block_count", MetaValue::of_u32(hp[4]));
+    m.add("llama.rope.dimension_count", MetaValue::of_u32(hp[5]));
+    m.add("legacy.n_mult", MetaValue::of_u32(n_mult));
+    n_vocab_ = n_vocab;
+    state_ = State::Vocab;
+    return UnitResult::Continue;
+  }
+
+  UnitResult read_vocab(ByteCursor& in, ModelFile& out) {
+    bool scored = out.format != FileFormat::Ggml;
+    MetaArray tokens, scores;
+    tokens.elem_type = MetaType::String;
+    tokens.count = n_vocab_;
+    tokens.strings.reserve(std::min<uint32_t>(n_vocab_, 1 << 16));
+    scores.elem_type = MetaType::F32;
+    scores.count = scored ? n_vocab_ : 0;
+    scores.packed.resize(scores.count * 4);
+    for (uint32_t i = 0; i < n_vocab_; ++i) {
+      uint64_t at = in.pos();
+      uint32_t len = in.u32("token length");
+      if (len > limits::kMaxTensorNameBytes)
+        fail(ErrorCode::TooLarge, at, "token " + std::to_string(i) + " is " + std::to_string(len) + " bytes long");
+      tokens.strings.emplace_back(in.bytes(len, "token bytes"));
+      if (scored) {
+        float s = in.f32("token score");
+        std::memcpy(&scores.packed[i * 4], &s, 4);
+      }
+    }
+    out.metadata.add("tokenizer.ggml.model", MetaValue::of_string("llama"));
+    out.metadata.add("tokenizer.ggml.tokens", MetaValue::of_array(std::move(tokens)));
+    if (scored) out.metadata.add("tokenizer.ggml.scores", MetaValue::of_array(std::move(scores)));
+    state_ = State::Records;
+    return in.bytes_left_in_file() == 0 ? UnitResult::End : UnitResult::Continue;
+  }
+
+  UnitResult read_record(ByteCursor& in, ModelFile& out) {
+    uint64_t at = in.pos();
+    uint32_t n_dims = in.u32("tensor dimension count");
+    uint32_t name_len = in.u32("tensor name length");
+    uint32_t type_id = in.u32("tensor type");
+    if (n_dims < 1 || n_dims > kMaxDims)
+      fail(ErrorCode::BadFormat, at, "expected 1 to 4 tensor dimensions, found " + std::to_string(n_dims));
+    if (name_len == 0 || name_len > limits::kMaxTensorNameBytes)
+      fail(ErrorCode::BadFormat, at + 4, "expected a tensor name length of 1 to 4096, found " + std::to_string(name_len));
+    TensorInfo t;
+    t.n_dims = static_cast<int>(n_dims);
+    uint64_t n_elements = 1;
+    for (uint32_t d = 0; d < n_dims; ++d) {
+      t.ne[d] = in.u32("tensor dimension");
+      if (__builtin_mul_overflow(n_elements, t.ne[d], &n_elements) || n_elements > (uint64_t(1) << 62))
+        fail(ErrorCode::TooLarge, at, "tensor element count overflows");
+    }
+    t.name = std::string(in.bytes(name_len, "tensor name"));
+    const GgmlTypeInfo* info = ggml_type_info(type_id);
+    if (!info || (info->quantized && info->block_size != 32 && out.version < 3))
+      fail(ErrorCode::Unsupported, at + 8,
+           "tensor '" + t.name + "' has type id " + std::to_string(type_id) + ", which this llama file version cannot hold");
+    t.type = info->type;
+    std::optional<uint64_t> nbytes;
+    auto old = pre_v3_block_bytes(t.type);
+    if (old && (out.format != FileFormat::Ggjt || out.version < 3)) {
+      legacy_quant_ = true;
+      if (n_elements % 32 == 0) nbytes = n_elements / 32 * *old;
+    } else {
+      nbytes = ggml_nbytes(t.type, n_elements);
+    }
+    if (!nbytes)
+      fail(ErrorCode::BadFormat, at,
+           "tensor '" + t.name + "' has " + std::to_string(n_elements) + " elements, not a whole number of blocks");
+    t.nbytes = *nbytes;
+    if (out.format == FileFormat::Ggjt) in.align_to(32, "padding before tensor data");
+    t.offset = in.pos();
+    if (in.size_known() && t.nbytes > in.bytes_left_in_file())
+      fail(ErrorCode::Truncated, t.offset,
+           "tensor '" + t.name + "' needs " + std::to_string(t.nbytes) + " bytes of data, " +
+               std::to_string(in.bytes_left_in_file()) + " are left in the file");
+    if (legacy_quant_ && out.warnings.empty())
+      out.warnings.push_back(
+          "quantized tensors use the block layout from before GGJT v3; they are listed but cannot be run: re-convert the model");
+    out.tensors.push_back(std::move(t));
+    return UnitResult::TensorData;
+  }
+
+  State state_ = State::Header;
+  uint32_t n_vocab_ = 0;
+  bool legacy_quant_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<FormatReader> make_legacy_llama_reader() { return std::make_unique<LegacyLlamaReader>(); }
+
+}  // namespace wasmlm

@@ -55,11 +55,13 @@ class LegacyLlamaReader final : public FormatReader {
       out.format = FileFormat::Ggmf;
       version = in.u32("GGMF version");
       if (version != 1) fail(ErrorCode::Unsupported, 4, "expected GGMF version 1, found " + std::to_string(version));
-    } else {
+    } else if (magic == kMagicGgjt) {
       out.format = FileFormat::Ggjt;
       version = in.u32("GGJT version");
       if (version < 1 || version > 3)
         fail(ErrorCode::Unsupported, 4, "expected GGJT version 1, 2 or 3, found " + std::to_string(version));
+    } else {
+      fail(ErrorCode::BadFormat, 0, "expected the magic ggml, ggmf or ggjt");
     }
     static const char* kNames[7] = {"n_vocab", "n_embd", "n_mult", "n_head", "n_layer", "n_rot", "ftype"};
     uint32_t hp[7];

@@ -25,6 +25,7 @@ struct TensorInfo {
   std::array<uint64_t, kMaxDims> ne{1, 1, 1, 1};  // ggml order: ne[0] is the row length
   uint64_t offset = 0;                              // absolute byte offset of the data in the file
   uint64_t nbytes = 0;
+  uint32_t shard = 0;  // which file of a split model holds the data
 
   uint64_t n_elements() const { return ne[0] * ne[1] * ne[2] * ne[3]; }
   // False when blocks run across row ends (ne[0] not a multiple of the block

@@ -1,0 +1,15 @@
+// The 6-bit scale/min packing shared by Q4_K and Q5_K quantization.
+#pragma once
+
+#include <cstdint>
+
+namespace wasmlm {
+
+// Packs 8 scales and 8 mins (quantized with inv_scale/inv_min to 6 bits) into
+// the 12-byte layout get_scale_min_k4 reads.
+void pack_k_scales(const float scales[8], const float mins[8], float inv_scale, float inv_min, uint8_t out[12]);
+
+// Recomputes the 256 levels L in [0, nmax] against the packed (rounded) scales.
+void requantize_k_levels(const float* x, const uint8_t packed[12], float d, float dmin, int nmax, uint8_t* L);
+
+}  // namespace wasmlm

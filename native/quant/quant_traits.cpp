@@ -1,0 +1,54 @@
+#include "quant/quant_traits.h"
+
+#include "quant/blocks.h"
+#include "quant/quant_types.h"
+
+namespace wasmlm {
+
+namespace {
+
+// Layout sizes must match the registry's bytes per block.
+static_assert(sizeof(block_q4_0) == 18 && sizeof(block_q4_1) == 20 && sizeof(block_q5_0) == 22 &&
+              sizeof(block_q5_1) == 24 && sizeof(block_q8_0) == 34 && sizeof(block_q8_1) == 36);
+static_assert(sizeof(block_q2_K) == 84 && sizeof(block_q3_K) == 110 && sizeof(block_q4_K) == 144 &&
+              sizeof(block_q5_K) == 176 && sizeof(block_q6_K) == 210 && sizeof(block_q8_K) == 292);
+static_assert(sizeof(block_iq4_nl) == 18 && sizeof(block_iq4_xs) == 136);
+
+QuantTraits make(GgmlType type) {
+  switch (type) {
+    case GgmlType::F32: return {type, dequantize_row_f32, quantize_row_f32};
+    case GgmlType::F16: return {type, dequantize_row_f16, quantize_row_f16};
+    case GgmlType::BF16: return {type, dequantize_row_bf16, quantize_row_bf16};
+    case GgmlType::Q4_0: return {type, dequantize_row_q4_0, quantize_row_q4_0};
+    case GgmlType::Q4_1: return {type, dequantize_row_q4_1, quantize_row_q4_1};
+    case GgmlType::Q5_0: return {type, dequantize_row_q5_0, quantize_row_q5_0};
+    case GgmlType::Q5_1: return {type, dequantize_row_q5_1, quantize_row_q5_1};
+    case GgmlType::Q8_0: return {type, dequantize_row_q8_0, quantize_row_q8_0};
+    case GgmlType::Q8_1: return {type, dequantize_row_q8_1, quantize_row_q8_1};
+    case GgmlType::Q2_K: return {type, dequantize_row_q2_K, nullptr};
+    case GgmlType::Q3_K: return {type, dequantize_row_q3_K, nullptr};
+    case GgmlType::Q4_K: return {type, dequantize_row_q4_K, quantize_row_q4_K};
+    case GgmlType::Q5_K: return {type, dequantize_row_q5_K, quantize_row_q5_K};
+    case GgmlType::Q6_K: return {type, dequantize_row_q6_K, quantize_row_q6_K};
+    case GgmlType::Q8_K: return {type, dequantize_row_q8_K, quantize_row_q8_K};
+    case GgmlType::IQ4_NL: return {type, dequantize_row_iq4_nl, quantize_row_iq4_nl};
+    case GgmlType::IQ4_XS: return {type, dequantize_row_iq4_xs, nullptr};
+    default: return {type, nullptr, nullptr};
+  }
+}
+
+struct Table {
+  QuantTraits rows[64];
+  Table() {
+    for (uint32_t id = 0; id < 64; ++id) rows[id] = make(static_cast<GgmlType>(id));
+  }
+};
+
+}  // namespace
+
+const QuantTraits& quant_traits(GgmlType type) {
+  static const Table table;
+  return table.rows[static_cast<uint32_t>(type) & 63];
+}
+
+}  // namespace wasmlm

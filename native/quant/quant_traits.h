@@ -1,0 +1,22 @@
+// What each tensor type can do, in one table indexed by type (ggml's type
+// traits): the reference row functions every kernel is checked against.
+#pragma once
+
+#include <cstdint>
+
+#include "core/ggml_type.h"
+
+namespace wasmlm {
+
+using ToFloatFn = void (*)(const void* src, float* dst, int64_t n);
+using FromFloatFn = void (*)(const float* src, void* dst, int64_t n);
+
+struct QuantTraits {
+  GgmlType type;
+  ToFloatFn to_float;      // nullptr: this type cannot be dequantized yet
+  FromFloatFn from_float;  // reference quantizer; nullptr: none
+};
+
+const QuantTraits& quant_traits(GgmlType type);
+
+}  // namespace wasmlm

@@ -1,0 +1,47 @@
+// Per-type row functions. Each type's code lives in types/<type>.cpp.
+// n is the number of elements: a whole number of the type's blocks.
+#pragma once
+
+#include <cstdint>
+
+namespace wasmlm {
+
+#define WASMLM_DECLARE_DEQUANT(name) void dequantize_row_##name(const void* src, float* dst, int64_t n);
+WASMLM_DECLARE_DEQUANT(f32)
+WASMLM_DECLARE_DEQUANT(f16)
+WASMLM_DECLARE_DEQUANT(bf16)
+WASMLM_DECLARE_DEQUANT(q4_0)
+WASMLM_DECLARE_DEQUANT(q4_1)
+WASMLM_DECLARE_DEQUANT(q5_0)
+WASMLM_DECLARE_DEQUANT(q5_1)
+WASMLM_DECLARE_DEQUANT(q8_0)
+WASMLM_DECLARE_DEQUANT(q8_1)
+WASMLM_DECLARE_DEQUANT(q2_K)
+WASMLM_DECLARE_DEQUANT(q3_K)
+WASMLM_DECLARE_DEQUANT(q4_K)
+WASMLM_DECLARE_DEQUANT(q5_K)
+WASMLM_DECLARE_DEQUANT(q6_K)
+WASMLM_DECLARE_DEQUANT(q8_K)
+WASMLM_DECLARE_DEQUANT(iq4_nl)
+WASMLM_DECLARE_DEQUANT(iq4_xs)
+#undef WASMLM_DECLARE_DEQUANT
+
+// Reference quantizers (ggml's quantize_row_*_ref): x has n floats.
+#define WASMLM_DECLARE_QUANT(name) void quantize_row_##name(const float* x, void* dst, int64_t n);
+WASMLM_DECLARE_QUANT(q4_0)
+WASMLM_DECLARE_QUANT(q4_1)
+WASMLM_DECLARE_QUANT(q5_0)
+WASMLM_DECLARE_QUANT(q5_1)
+WASMLM_DECLARE_QUANT(q8_0)
+WASMLM_DECLARE_QUANT(q8_1)
+WASMLM_DECLARE_QUANT(q4_K)
+WASMLM_DECLARE_QUANT(q5_K)
+WASMLM_DECLARE_QUANT(q6_K)
+WASMLM_DECLARE_QUANT(q8_K)
+WASMLM_DECLARE_QUANT(iq4_nl)
+WASMLM_DECLARE_QUANT(f16)
+WASMLM_DECLARE_QUANT(bf16)
+WASMLM_DECLARE_QUANT(f32)
+#undef WASMLM_DECLARE_QUANT
+
+}  // namespace wasmlm

@@ -1,0 +1,25 @@
+// IQ4_XS: 256 weights in 8 groups of 32 with IQ4_NL levels and a 6-bit
+// scale per group (4 low bits in scales_l, 2 high in scales_h).
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/quant_types.h"
+
+namespace wasmlm {
+
+void dequantize_row_iq4_xs(const void* src, float* y, int64_t n) {
+  const auto* x = static_cast<const block_iq4_xs*>(src);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const float d = fp16_to_fp32(x[i].d);
+    const uint8_t* qs = x[i].qs;
+    for (int ib = 0; ib < QK_K / 32; ++ib, y += 32, qs += 16) {
+      const int ls = ((x[i].scales_l[ib / 2] >> 4 * (ib % 2)) & 0xF) | (((x[i].scales_h >> 2 * ib) & 3) << 4);
+      const float dl = d * (ls - 32);
+      for (int j = 0; j < 16; ++j) {
+        y[j] = dl * kValuesIq4nl[qs[j] & 0xF];
+        y[j + 16] = dl * kValuesIq4nl[qs[j] >> 4];
+      }
+    }
+  }
+}
+
+}  // namespace wasmlm

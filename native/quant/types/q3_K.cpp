@@ -1,0 +1,48 @@
+// Q3_K: 256 weights in 16 groups of 16; 3-bit q (2 low bits in qs, the high
+// bit in hmask, set = no offset), 6-bit signed scales packed in 12 bytes.
+#include <cstring>
+
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/quant_types.h"
+
+namespace wasmlm {
+
+// The 16 scales of a block, as signed values (-32..31).
+void unpack_q3_K_scales(const uint8_t packed[12], int8_t out[16]) {
+  constexpr uint32_t kmask1 = 0x03030303, kmask2 = 0x0f0f0f0f;
+  uint32_t aux[4];
+  std::memcpy(aux, packed, 12);
+  const uint32_t tmp = aux[2];
+  aux[2] = ((aux[0] >> 4) & kmask2) | (((tmp >> 4) & kmask1) << 4);
+  aux[3] = ((aux[1] >> 4) & kmask2) | (((tmp >> 6) & kmask1) << 4);
+  aux[0] = (aux[0] & kmask2) | (((tmp >> 0) & kmask1) << 4);
+  aux[1] = (aux[1] & kmask2) | (((tmp >> 2) & kmask1) << 4);
+  std::memcpy(out, aux, 16);
+  for (int k = 0; k < 16; ++k) out[k] = static_cast<int8_t>(out[k] - 32);
+}
+
+void dequantize_row_q3_K(const void* src, float* y, int64_t n) {
+  const auto* x = static_cast<const block_q3_K*>(src);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const float d_all = fp16_to_fp32(x[i].d);
+    int8_t scales[16];
+    unpack_q3_K_scales(x[i].scales, scales);
+    const uint8_t* q = x[i].qs;
+    const uint8_t* hm = x[i].hmask;
+    uint8_t m = 1;
+    int is = 0;
+    for (int half = 0; half < QK_K; half += 128) {
+      for (int shift = 0; shift < 8; shift += 2, m <<= 1) {
+        for (int k = 0; k < 2; ++k) {
+          const float dl = d_all * scales[is++];
+          for (int l = 16 * k; l < 16 * k + 16; ++l)
+            *y++ = dl * (static_cast<int8_t>((q[l] >> shift) & 3) - ((hm[l] & m) ? 0 : 4));
+        }
+      }
+      q += 32;
+    }
+  }
+}
+
+}  // namespace wasmlm

@@ -1,0 +1,41 @@
+// Q4_0: 32 weights as 4-bit q in [0, 15]; w = d * (q - 8).
+#include <algorithm>
+#include <cmath>
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/quant_types.h"
+
+namespace wasmlm {
+
+void dequantize_row_q4_0(const void* src, float* y, int64_t n) {
+  const auto* x = static_cast<const block_q4_0*>(src);
+  for (int64_t i = 0; i < n / QK4_0; ++i, y += QK4_0) {
+    const float d = fp16_to_fp32(x[i].d);
+    for (int j = 0; j < QK4_0 / 2; ++j) {
+      y[j] = ((x[i].qs[j] & 0x0F) - 8) * d;
+      y[j + QK4_0 / 2] = ((x[i].qs[j] >> 4) - 8) * d;
+    }
+  }
+}
+
+void quantize_row_q4_0(const float* x, void* dst, int64_t n) {
+  auto* y = static_cast<block_q4_0*>(dst);
+  for (int64_t i = 0; i < n / QK4_0; ++i, x += QK4_0) {
+    float amax = 0, max = 0;  // the value of largest magnitude, with its sign
+    for (int j = 0; j < QK4_0; ++j)
+      if (amax < std::fabs(x[j])) {
+        amax = std::fabs(x[j]);
+        max = x[j];
+      }
+    const float d = max / -8;
+    const float id = d ? 1.0f / d : 0.0f;
+    y[i].d = fp32_to_fp16(d);
+    for (int j = 0; j < QK4_0 / 2; ++j) {
+      const uint8_t xi0 = std::min<int8_t>(15, static_cast<int8_t>(x[j] * id + 8.5f));
+      const uint8_t xi1 = std::min<int8_t>(15, static_cast<int8_t>(x[QK4_0 / 2 + j] * id + 8.5f));
+      y[i].qs[j] = xi0 | (xi1 << 4);
+    }
+  }
+}
+
+}  // namespace wasmlm

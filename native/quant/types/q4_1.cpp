@@ -1,0 +1,41 @@
+// Q4_1: 32 weights as 4-bit q; w = d * q + m.
+#include <algorithm>
+#include <cfloat>
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/quant_types.h"
+
+namespace wasmlm {
+
+void dequantize_row_q4_1(const void* src, float* y, int64_t n) {
+  const auto* x = static_cast<const block_q4_1*>(src);
+  for (int64_t i = 0; i < n / QK4_1; ++i, y += QK4_1) {
+    const float d = fp16_to_fp32(x[i].d), m = fp16_to_fp32(x[i].m);
+    for (int j = 0; j < QK4_1 / 2; ++j) {
+      y[j] = (x[i].qs[j] & 0x0F) * d + m;
+      y[j + QK4_1 / 2] = (x[i].qs[j] >> 4) * d + m;
+    }
+  }
+}
+
+void quantize_row_q4_1(const float* x, void* dst, int64_t n) {
+  auto* y = static_cast<block_q4_1*>(dst);
+  for (int64_t i = 0; i < n / QK4_1; ++i, x += QK4_1) {
+    float min = FLT_MAX, max = -FLT_MAX;
+    for (int j = 0; j < QK4_1; ++j) {
+      min = std::min(min, x[j]);
+      max = std::max(max, x[j]);
+    }
+    const float d = (max - min) / ((1 << 4) - 1);
+    const float id = d ? 1.0f / d : 0.0f;
+    y[i].d = fp32_to_fp16(d);
+    y[i].m = fp32_to_fp16(min);
+    for (int j = 0; j < QK4_1 / 2; ++j) {
+      const uint8_t xi0 = std::min<int8_t>(15, static_cast<int8_t>((x[j] - min) * id + 0.5f));
+      const uint8_t xi1 = std::min<int8_t>(15, static_cast<int8_t>((x[QK4_1 / 2 + j] - min) * id + 0.5f));
+      y[i].qs[j] = xi0 | (xi1 << 4);
+    }
+  }
+}
+
+}  // namespace wasmlm

@@ -1,0 +1,56 @@
+// Q4_K: 256 weights in 8 groups of 32; 4-bit q, 6-bit scale and min per group.
+#include <algorithm>
+#include <cmath>
+#include "quant/k_scales.h"
+#include "quant/quant_search.h"
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/quant_types.h"
+
+namespace wasmlm {
+
+void dequantize_row_q4_K(const void* src, float* y, int64_t n) {
+  const auto* x = static_cast<const block_q4_K*>(src);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const float d = fp16_to_fp32(x[i].d), min = fp16_to_fp32(x[i].dmin);
+    const uint8_t* q = x[i].qs;
+    for (int is = 0; is < 8; is += 2, q += 32) {
+      uint8_t sc, m;
+      get_scale_min_k4(is + 0, x[i].scales, &sc, &m);
+      const float d1 = d * sc, m1 = min * m;
+      get_scale_min_k4(is + 1, x[i].scales, &sc, &m);
+      const float d2 = d * sc, m2 = min * m;
+      for (int l = 0; l < 32; ++l) *y++ = d1 * (q[l] & 0xF) - m1;
+      for (int l = 0; l < 32; ++l) *y++ = d2 * (q[l] >> 4) - m2;
+    }
+  }
+}
+
+void quantize_row_q4_K(const float* x, void* dst, int64_t n) {
+  auto* y = static_cast<block_q4_K*>(dst);
+  uint8_t L[QK_K], Laux[32];
+  float weights[32], mins[QK_K / 32], scales[QK_K / 32];
+  for (int64_t i = 0; i < n / QK_K; ++i, x += QK_K) {
+    float max_scale = 0, max_min = 0;
+    for (int j = 0; j < QK_K / 32; ++j) {
+      float sum_x2 = 0;
+      for (int l = 0; l < 32; ++l) sum_x2 += x[32 * j + l] * x[32 * j + l];
+      const float av_x = std::sqrt(sum_x2 / 32);
+      for (int l = 0; l < 32; ++l) weights[l] = av_x + std::fabs(x[32 * j + l]);
+      scales[j] = make_qkx2_quants(32, 15, x + 32 * j, weights, L + 32 * j, &mins[j], Laux, -1.f, 0.1f, 20, false);
+      max_scale = std::max(max_scale, scales[j]);
+      max_min = std::max(max_min, mins[j]);
+    }
+    const float inv_scale = max_scale > 0 ? 63.f / max_scale : 0.f;
+    const float inv_min = max_min > 0 ? 63.f / max_min : 0.f;
+    pack_k_scales(scales, mins, inv_scale, inv_min, y[i].scales);
+    y[i].d = fp32_to_fp16(max_scale / 63.f);
+    y[i].dmin = fp32_to_fp16(max_min / 63.f);
+    requantize_k_levels(x, y[i].scales, fp16_to_fp32(y[i].d), fp16_to_fp32(y[i].dmin), 15, L);
+    uint8_t* q = y[i].qs;
+    for (int j = 0; j < QK_K; j += 64, q += 32)
+      for (int l = 0; l < 32; ++l) q[l] = L[j + l] | (L[j + l + 32] << 4);
+  }
+}
+
+}  // namespace wasmlm

@@ -1,0 +1,51 @@
+// Q5_0: 32 weights as 5-bit q (low 4 bits in qs, 5th bit in qh); w = d * (q - 16).
+#include <cstring>
+
+#include <algorithm>
+#include <cmath>
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/quant_types.h"
+
+namespace wasmlm {
+
+void dequantize_row_q5_0(const void* src, float* y, int64_t n) {
+  const auto* x = static_cast<const block_q5_0*>(src);
+  for (int64_t i = 0; i < n / QK5_0; ++i, y += QK5_0) {
+    const float d = fp16_to_fp32(x[i].d);
+    uint32_t qh;
+    std::memcpy(&qh, x[i].qh, sizeof qh);
+    for (int j = 0; j < QK5_0 / 2; ++j) {
+      const uint8_t xh0 = ((qh >> (j + 0)) << 4) & 0x10;
+      const uint8_t xh1 = ((qh >> (j + 12))) & 0x10;
+      y[j] = (((x[i].qs[j] & 0x0F) | xh0) - 16) * d;
+      y[j + QK5_0 / 2] = (((x[i].qs[j] >> 4) | xh1) - 16) * d;
+    }
+  }
+}
+
+void quantize_row_q5_0(const float* x, void* dst, int64_t n) {
+  auto* y = static_cast<block_q5_0*>(dst);
+  for (int64_t i = 0; i < n / QK5_0; ++i, x += QK5_0) {
+    float amax = 0, max = 0;
+    for (int j = 0; j < QK5_0; ++j)
+      if (amax < std::fabs(x[j])) {
+        amax = std::fabs(x[j]);
+        max = x[j];
+      }
+    const float d = max / -16;
+    const float id = d ? 1.0f / d : 0.0f;
+    y[i].d = fp32_to_fp16(d);
+    uint32_t qh = 0;
+    for (int j = 0; j < QK5_0 / 2; ++j) {
+      const uint8_t xi0 = std::min<int8_t>(31, static_cast<int8_t>(x[j] * id + 16.5f));
+      const uint8_t xi1 = std::min<int8_t>(31, static_cast<int8_t>(x[QK5_0 / 2 + j] * id + 16.5f));
+      y[i].qs[j] = (xi0 & 0x0F) | ((xi1 & 0x0F) << 4);
+      qh |= ((xi0 & 0x10u) >> 4) << (j + 0);
+      qh |= ((xi1 & 0x10u) >> 4) << (j + QK5_0 / 2);
+    }
+    std::memcpy(y[i].qh, &qh, sizeof qh);
+  }
+}
+
+}  // namespace wasmlm

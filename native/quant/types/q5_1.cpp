@@ -1,0 +1,51 @@
+// Q5_1: 32 weights as 5-bit q; w = d * q + m.
+#include <cstring>
+
+#include <algorithm>
+#include <cfloat>
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/quant_types.h"
+
+namespace wasmlm {
+
+void dequantize_row_q5_1(const void* src, float* y, int64_t n) {
+  const auto* x = static_cast<const block_q5_1*>(src);
+  for (int64_t i = 0; i < n / QK5_1; ++i, y += QK5_1) {
+    const float d = fp16_to_fp32(x[i].d), m = fp16_to_fp32(x[i].m);
+    uint32_t qh;
+    std::memcpy(&qh, x[i].qh, sizeof qh);
+    for (int j = 0; j < QK5_1 / 2; ++j) {
+      const uint8_t xh0 = ((qh >> (j + 0)) << 4) & 0x10;
+      const uint8_t xh1 = ((qh >> (j + 12))) & 0x10;
+      y[j] = ((x[i].qs[j] & 0x0F) | xh0) * d + m;
+      y[j + QK5_1 / 2] = ((x[i].qs[j] >> 4) | xh1) * d + m;
+    }
+  }
+}
+
+void quantize_row_q5_1(const float* x, void* dst, int64_t n) {
+  auto* y = static_cast<block_q5_1*>(dst);
+  for (int64_t i = 0; i < n / QK5_1; ++i, x += QK5_1) {
+    float min = FLT_MAX, max = -FLT_MAX;
+    for (int j = 0; j < QK5_1; ++j) {
+      min = std::min(min, x[j]);
+      max = std::max(max, x[j]);
+    }
+    const float d = (max - min) / ((1 << 5) - 1);
+    const float id = d ? 1.0f / d : 0.0f;
+    y[i].d = fp32_to_fp16(d);
+    y[i].m = fp32_to_fp16(min);
+    uint32_t qh = 0;
+    for (int j = 0; j < QK5_1 / 2; ++j) {
+      const uint8_t xi0 = static_cast<uint8_t>((x[j] - min) * id + 0.5f);
+      const uint8_t xi1 = static_cast<uint8_t>((x[QK5_1 / 2 + j] - min) * id + 0.5f);
+      y[i].qs[j] = (xi0 & 0x0F) | ((xi1 & 0x0F) << 4);
+      qh |= ((xi0 & 0x10u) >> 4) << (j + 0);
+      qh |= ((xi1 & 0x10u) >> 4) << (j + QK5_1 / 2);
+    }
+    std::memcpy(y[i].qh, &qh, sizeof qh);
+  }
+}
+
+}  // namespace wasmlm

@@ -1,0 +1,74 @@
+// Q5_K: Q4_K with a 5th bit per weight in qh.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include "quant/k_scales.h"
+#include "quant/quant_search.h"
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/quant_types.h"
+
+namespace wasmlm {
+
+void dequantize_row_q5_K(const void* src, float* y, int64_t n) {
+  const auto* x = static_cast<const block_q5_K*>(src);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const float d = fp16_to_fp32(x[i].d), min = fp16_to_fp32(x[i].dmin);
+    const uint8_t* ql = x[i].qs;
+    const uint8_t* qh = x[i].qh;
+    uint8_t u1 = 1, u2 = 2;
+    for (int is = 0; is < 8; is += 2, ql += 32, u1 <<= 2, u2 <<= 2) {
+      uint8_t sc, m;
+      get_scale_min_k4(is + 0, x[i].scales, &sc, &m);
+      const float d1 = d * sc, m1 = min * m;
+      get_scale_min_k4(is + 1, x[i].scales, &sc, &m);
+      const float d2 = d * sc, m2 = min * m;
+      for (int l = 0; l < 32; ++l) *y++ = d1 * ((ql[l] & 0xF) + (qh[l] & u1 ? 16 : 0)) - m1;
+      for (int l = 0; l < 32; ++l) *y++ = d2 * ((ql[l] >> 4) + (qh[l] & u2 ? 16 : 0)) - m2;
+    }
+  }
+}
+
+void quantize_row_q5_K(const float* x, void* dst, int64_t n) {
+  auto* y = static_cast<block_q5_K*>(dst);
+  uint8_t L[QK_K], Laux[32];
+  float weights[32], mins[QK_K / 32], scales[QK_K / 32];
+  for (int64_t i = 0; i < n / QK_K; ++i, x += QK_K) {
+    float max_scale = 0, max_min = 0;
+    for (int j = 0; j < QK_K / 32; ++j) {
+      float sum_x2 = 0;
+      for (int l = 0; l < 32; ++l) sum_x2 += x[32 * j + l] * x[32 * j + l];
+      const float av_x = std::sqrt(sum_x2 / 32);
+      for (int l = 0; l < 32; ++l) weights[l] = av_x + std::fabs(x[32 * j + l]);
+      scales[j] = make_qkx2_quants(32, 31, x + 32 * j, weights, L + 32 * j, &mins[j], Laux, -0.5f, 0.1f, 15, false);
+      max_scale = std::max(max_scale, scales[j]);
+      max_min = std::max(max_min, mins[j]);
+    }
+    const float inv_scale = max_scale > 0 ? 63.f / max_scale : 0.f;
+    const float inv_min = max_min > 0 ? 63.f / max_min : 0.f;
+    pack_k_scales(scales, mins, inv_scale, inv_min, y[i].scales);
+    y[i].d = fp32_to_fp16(max_scale / 63.f);
+    y[i].dmin = fp32_to_fp16(max_min / 63.f);
+    requantize_k_levels(x, y[i].scales, fp16_to_fp32(y[i].d), fp16_to_fp32(y[i].dmin), 31, L);
+    uint8_t* qh = y[i].qh;
+    uint8_t* ql = y[i].qs;
+    std::memset(qh, 0, QK_K / 8);
+    uint8_t m1 = 1, m2 = 2;
+    for (int j0 = 0; j0 < QK_K; j0 += 64, m1 <<= 2, m2 <<= 2, ql += 32) {
+      for (int j = 0; j < 32; ++j) {
+        int l1 = L[j0 + j], l2 = L[j0 + j + 32];
+        if (l1 > 15) {
+          l1 -= 16;
+          qh[j] |= m1;
+        }
+        if (l2 > 15) {
+          l2 -= 16;
+          qh[j] |= m2;
+        }
+        ql[j] = static_cast<uint8_t>(l1 | (l2 << 4));
+      }
+    }
+  }
+}
+
+}  // namespace wasmlm

@@ -1,0 +1,80 @@
+// Q6_K: 256 weights in 16 groups of 16; 6-bit q (4 low bits in ql, 2 high in
+// qh), int8 scale per group; w = d * scale * (q - 32).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include "quant/quant_search.h"
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/quant_types.h"
+
+namespace wasmlm {
+
+void dequantize_row_q6_K(const void* src, float* y, int64_t n) {
+  const auto* x = static_cast<const block_q6_K*>(src);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const float d = fp16_to_fp32(x[i].d);
+    const uint8_t* ql = x[i].ql;
+    const uint8_t* qh = x[i].qh;
+    const int8_t* sc = x[i].scales;
+    for (int half = 0; half < QK_K; half += 128, y += 128, ql += 64, qh += 32, sc += 8) {
+      for (int l = 0; l < 32; ++l) {
+        const int is = l / 16;
+        const int q1 = static_cast<int8_t>((ql[l + 0] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
+        const int q2 = static_cast<int8_t>((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
+        const int q3 = static_cast<int8_t>((ql[l + 0] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+        const int q4 = static_cast<int8_t>((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+        y[l + 0] = d * sc[is + 0] * q1;
+        y[l + 32] = d * sc[is + 2] * q2;
+        y[l + 64] = d * sc[is + 4] * q3;
+        y[l + 96] = d * sc[is + 6] * q4;
+      }
+    }
+  }
+}
+
+void quantize_row_q6_K(const float* x, void* dst, int64_t n) {
+  auto* y = static_cast<block_q6_K*>(dst);
+  int8_t L[QK_K];
+  float scales[QK_K / 16];
+  for (int64_t i = 0; i < n / QK_K; ++i, x += QK_K) {
+    float max_scale = 0, max_abs_scale = 0;
+    for (int ib = 0; ib < QK_K / 16; ++ib) {
+      const float scale = make_qx_quants(16, 32, x + 16 * ib, L + 16 * ib, 1, nullptr);
+      scales[ib] = scale;
+      if (std::fabs(scale) > max_abs_scale) {
+        max_abs_scale = std::fabs(scale);
+        max_scale = scale;
+      }
+    }
+    if (max_abs_scale < kGroupMaxEps) {
+      std::memset(&y[i], 0, sizeof y[i]);
+      continue;
+    }
+    const float iscale = -128.f / max_scale;
+    y[i].d = fp32_to_fp16(1 / iscale);
+    for (int ib = 0; ib < QK_K / 16; ++ib)
+      y[i].scales[ib] = static_cast<int8_t>(std::min(127, nearest_int(iscale * scales[ib])));
+    for (int j = 0; j < QK_K / 16; ++j) {
+      const float d = fp16_to_fp32(y[i].d) * y[i].scales[j];
+      if (!d) continue;
+      for (int ii = 0; ii < 16; ++ii) {
+        int l = nearest_int(x[16 * j + ii] / d);
+        L[16 * j + ii] = static_cast<int8_t>(std::max(-32, std::min(31, l)) + 32);
+      }
+    }
+    uint8_t* ql = y[i].ql;
+    uint8_t* qh = y[i].qh;
+    for (int j = 0; j < QK_K; j += 128, ql += 64, qh += 32) {
+      for (int l = 0; l < 32; ++l) {
+        const uint8_t q1 = L[j + l + 0] & 0xF, q2 = L[j + l + 32] & 0xF;
+        const uint8_t q3 = L[j + l + 64] & 0xF, q4 = L[j + l + 96] & 0xF;
+        ql[l + 0] = q1 | (q3 << 4);
+        ql[l + 32] = q2 | (q4 << 4);
+        qh[l] = (L[j + l] >> 4) | ((L[j + l + 32] >> 4) << 2) | ((L[j + l + 64] >> 4) << 4) | ((L[j + l + 96] >> 4) << 6);
+      }
+    }
+  }
+}
+
+}  // namespace wasmlm

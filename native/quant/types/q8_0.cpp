@@ -1,0 +1,30 @@
+// Q8_0: 32 weights as int8 q; w = d * q.
+#include <algorithm>
+#include <cmath>
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/quant_types.h"
+
+namespace wasmlm {
+
+void dequantize_row_q8_0(const void* src, float* y, int64_t n) {
+  const auto* x = static_cast<const block_q8_0*>(src);
+  for (int64_t i = 0; i < n / QK8_0; ++i, y += QK8_0) {
+    const float d = fp16_to_fp32(x[i].d);
+    for (int j = 0; j < QK8_0; ++j) y[j] = x[i].qs[j] * d;
+  }
+}
+
+void quantize_row_q8_0(const float* x, void* dst, int64_t n) {
+  auto* y = static_cast<block_q8_0*>(dst);
+  for (int64_t i = 0; i < n / QK8_0; ++i, x += QK8_0) {
+    float amax = 0;
+    for (int j = 0; j < QK8_0; ++j) amax = std::max(amax, std::fabs(x[j]));
+    const float d = amax / 127;
+    const float id = d ? 1.0f / d : 0.0f;
+    y[i].d = fp32_to_fp16(d);
+    for (int j = 0; j < QK8_0; ++j) y[i].qs[j] = static_cast<int8_t>(std::round(x[j] * id));
+  }
+}
+
+}  // namespace wasmlm

@@ -1,0 +1,273 @@
+// Embind bindings: a one-to-one wrapper of the core API for JS.
+//
+// Errors never cross the boundary as C++ exceptions: every call that can fail
+// returns null or {code, offset, message}, and web/src turns that into a
+// WasmLMError.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "core/error.h"
+#include "core/ggml_type.h"
+#include "format/incremental_parser.h"
+
+using emscripten::val;
+using namespace wasmlm;
+
+namespace {
+
+val error_value(const Error& e) {
+  val out = val::object();
+  out.set("code", std::string(error_code_name(e.code())));
+  out.set("offset", e.offset() == kNoOffset ? val::null() : val(static_cast<double>(e.offset())));
+  out.set("message", std::string(e.what()));
+  return out;
+}
+
+template <typename F>
+val guarded(F&& f) {
+  try {
+    f();
+    return val::null();
+  } catch (const Error& e) {
+    return error_value(e);
+  } catch (const std::bad_alloc&) {
+    return error_value(Error(ErrorCode::OutOfMemory, kNoOffset, "out of memory"));
+  } catch (const std::exception& e) {
+    return error_value(Error(ErrorCode::Internal, kNoOffset, e.what()));
+  }
+}
+
+// A copy of `n` bytes at `p` as a new JS typed array of the given constructor.
+val typed_copy(const char* ctor, const void* p, size_t n_bytes, size_t elem_size) {
+  val bytes = val(emscripten::typed_memory_view(n_bytes, static_cast<const uint8_t*>(p)));
+  val copy = bytes.call<val>("slice");
+  return val::global(ctor).new_(copy["buffer"], 0, n_bytes / elem_size);
+}
+
+val int64_value(int64_t v) {
+  if (v >= -(int64_t(1) << 53) && v <= (int64_t(1) << 53)) return val(static_cast<double>(v));
+  return val::global("BigInt")(std::to_string(v));
+}
+
+val uint64_value(uint64_t v) {
+  if (v <= (uint64_t(1) << 53)) return val(static_cast<double>(v));
+  return val::global("BigInt")(std::to_string(v));
+}
+
+std::string type_label(MetaType type, const MetaArray* array) {
+  if (type != MetaType::Array) return meta_type_name(type);
+  std::string inner = array->elem_type == MetaType::Array && !array->arrays.empty()
+                          ? type_label(MetaType::Array, array->arrays.front().array.get())
+                          : meta_type_name(array->elem_type);
+  return "array<" + inner + ">";
+}
+
+val array_value(const MetaArray& a);
+
+val scalar_value(const MetaValue& v) {
+  switch (v.type) {
+    case MetaType::String: return val(v.str);
+    case MetaType::Array: return array_value(*v.array);
+    case MetaType::Bool: return val(v.bits != 0);
+    case MetaType::U64: return uint64_value(v.bits);
+    case MetaType::I64: return int64_value(static_cast<int64_t>(v.bits));
+    default: return val(*v.as_number());
+  }
+}
+
+// Numeric arrays become typed arrays; string arrays are passed packed
+// ({strings: bytes, offsets}) and decoded in JS in one pass.
+val array_value(const MetaArray& a) {
+  const void* p = a.packed.data();
+  size_t n = a.packed.size();
+  switch (a.elem_type) {
+    case MetaType::U8: return typed_copy("Uint8Array", p, n, 1);
+    case MetaType::I8: return typed_copy("Int8Array", p, n, 1);
+    case MetaType::U16: return typed_copy("Uint16Array", p, n, 2);
+    case MetaType::I16: return typed_copy("Int16Array", p, n, 2);
+    case MetaType::U32: return typed_copy("Uint32Array", p, n, 4);
+    case MetaType::I32: return typed_copy("Int32Array", p, n, 4);
+    case MetaType::F32: return typed_copy("Float32Array", p, n, 4);
+    case MetaType::U64: return typed_copy("BigUint64Array", p, n, 8);
+    case MetaType::I64: return typed_copy("BigInt64Array", p, n, 8);
+    case MetaType::F64: return typed_copy("Float64Array", p, n, 8);
+    case MetaType::Bool: {
+      val out = val::array();
+      for (uint64_t i = 0; i < a.count; ++i) out.call<void>("push", val(a.packed[i] != 0));
+      return out;
+    }
+    case MetaType::String: {
+      std::vector<uint8_t> bytes;
+      std::vector<uint32_t> offsets;
+      offsets.reserve(a.strings.size() + 1);
+      size_t total = 0;
+      for (const auto& s : a.strings) total += s.size();
+      bytes.reserve(total);
+      for (const auto& s : a.strings) {
+        offsets.push_back(static_cast<uint32_t>(bytes.size()));
+        bytes.insert(bytes.end(), s.begin(), s.end());
+      }
+      offsets.push_back(static_cast<uint32_t>(bytes.size()));
+      val packed = val::object();
+      packed.set("packedStrings", typed_copy("Uint8Array", bytes.data(), bytes.size(), 1));
+      packed.set("offsets", typed_copy("Uint32Array", offsets.data(), offsets.size() * 4, 4));
+      return packed;
+    }
+    case MetaType::Array: {
+      val out = val::array();
+      for (const auto& nested : a.arrays) out.call<void>("push", array_value(*nested.array));
+      return out;
+    }
+  }
+  return val::null();
+}
+
+val describe_file(const ModelFile& f) {
+  val out = val::object();
+  out.set("format", std::string(file_format_name(f.format)));
+  out.set("version", f.version);
+  out.set("endianness", std::string(f.big_endian ? "big" : "little"));
+  out.set("alignment", f.alignment);
+  out.set("dataOffset", static_cast<double>(f.data_offset));
+  out.set("fileSize", static_cast<double>(f.file_size));
+  out.set("trailingBytes", static_cast<double>(f.trailing_bytes));
+  val metadata = val::object(), types = val::object();
+  for (const auto& [key, value] : f.metadata.entries()) {
+    metadata.set(key, scalar_value(value));
+    types.set(key, type_label(value.type, value.array.get()));
+  }
+  out.set("metadata", metadata);
+  out.set("metadataTypes", types);
+  val tensors = val::array();
+  for (const auto& t : f.tensors) {
+    val shape = val::array();
+    for (int d = 0; d < t.n_dims; ++d) shape.call<void>("push", static_cast<double>(t.ne[d]));
+    val tv = val::object();
+    tv.set("name", t.name);
+    tv.set("type", std::string(ggml_type_info(t.type).name));
+    tv.set("typeId", static_cast<uint32_t>(t.type));
+    tv.set("shape", shape);
+    tv.set("offset", static_cast<double>(t.offset));
+    tv.set("nbytes", static_cast<double>(t.nbytes));
+    tensors.call<void>("push", tv);
+  }
+  out.set("tensors", tensors);
+  val warnings = val::array();
+  for (const auto& w : f.warnings) warnings.call<void>("push", w);
+  out.set("warnings", warnings);
+  return out;
+}
+
+const char* phase_name(IncrementalParser::Phase p) {
+  switch (p) {
+    case IncrementalParser::Phase::Header: return "header";
+    case IncrementalParser::Phase::TensorData: return "data";
+    case IncrementalParser::Phase::Done: return "done";
+  }
+  return "done";
+}
+
+// JS writes each chunk into the staging buffer, then calls push(n).
+class Parser {
+ public:
+  explicit Parser(double file_size) : parser_(static_cast<uint64_t>(file_size)) {}
+
+  val need() const {
+    IncrementalParser::Need n = parser_.need();
+    val out = val::object();
+    out.set("phase", std::string(phase_name(n.phase)));
+    out.set("offset", static_cast<double>(n.offset));
+    out.set("length", static_cast<double>(n.length));
+    out.set("tensor", static_cast<double>(n.tensor));
+    return out;
+  }
+
+  // Address of a buffer of at least n bytes for the next push.
+  uintptr_t staging(size_t n) {
+    if (staging_.size() < n) staging_.resize(n);
+    return reinterpret_cast<uintptr_t>(staging_.data());
+  }
+  val push(size_t n) {
+    return guarded([&] {
+      if (n > staging_.size()) fail(ErrorCode::Internal, kNoOffset, "push larger than the staging buffer");
+      parser_.push(staging_.data(), n);
+    });
+  }
+  val skip_data() { return guarded([&] { parser_.skip_tensor_data(); }); }
+  val finish() { return guarded([&] { parser_.finish(); }); }
+  bool directory_complete() const { return parser_.directory_complete(); }
+  val describe() const { return describe_file(parser_.file()); }
+  void release_staging() { std::vector<uint8_t>().swap(staging_); }
+
+ private:
+  IncrementalParser parser_;
+  std::vector<uint8_t> staging_;
+};
+
+val type_table() {
+  val out = val::array();
+  for (uint32_t id = 0; id < 64; ++id) {
+    const GgmlTypeInfo* t = ggml_type_info(id);
+    if (!t) continue;
+    val row = val::object();
+    row.set("id", id);
+    row.set("name", std::string(t->name));
+    row.set("blockSize", t->block_size);
+    row.set("typeSize", t->type_size);
+    row.set("quantized", t->quantized);
+    out.call<void>("push", row);
+  }
+  return out;
+}
+
+bool threaded_build() {
+#ifdef WASMLM_THREADS
+  return true;
+#else
+  return false;
+#endif
+}
+
+// Runs `n` threads that each sum a slice of a series; returns how many
+// distinct threads did work (n when pthreads work, 1 in the single-threaded build).
+int thread_self_test(int n) {
+#ifdef WASMLM_THREADS
+  if (n < 1) n = 1;
+  std::atomic<int> ran{0};
+  std::vector<std::thread> threads;
+  std::vector<double> sums(n, 0.0);
+  for (int i = 0; i < n; ++i)
+    threads.emplace_back([&, i] {
+      for (int k = i; k < 1000000; k += n) sums[i] += std::sqrt(static_cast<double>(k));
+      ran.fetch_add(1);
+    });
+  for (auto& t : threads) t.join();
+  return ran.load();
+#else
+  return 1;
+#endif
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(wasmlm) {
+  emscripten::class_<Parser>("Parser")
+      .constructor<double>()
+      .function("need", &Parser::need)
+      .function("staging", &Parser::staging)
+      .function("push", &Parser::push)
+      .function("skipData", &Parser::skip_data)
+      .function("finish", &Parser::finish)
+      .function("directoryComplete", &Parser::directory_complete)
+      .function("describe", &Parser::describe)
+      .function("releaseStaging", &Parser::release_staging);
+  emscripten::function("typeTable", &type_table);
+  emscripten::function("threadedBuild", &threaded_build);
+  emscripten::function("threadSelfTest", &thread_self_test);
+}

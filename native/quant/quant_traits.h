@@ -10,11 +10,15 @@ namespace wasmlm {
 
 using ToFloatFn = void (*)(const void* src, float* dst, int64_t n);
 using FromFloatFn = void (*)(const float* src, void* dst, int64_t n);
+// Dot product of n weights with n activations quantized to vec_dot_type.
+using VecDotFn = float (*)(int64_t n, const void* weights, const void* activations);
 
 struct QuantTraits {
   GgmlType type;
   ToFloatFn to_float;      // nullptr: this type cannot be dequantized yet
   FromFloatFn from_float;  // reference quantizer; nullptr: none
+  VecDotFn vec_dot;        // nullptr: cannot be used as a weight yet
+  GgmlType vec_dot_type;   // what activations are quantized to for vec_dot
 };
 
 const QuantTraits& quant_traits(GgmlType type);

@@ -44,4 +44,24 @@ WASMLM_DECLARE_QUANT(bf16)
 WASMLM_DECLARE_QUANT(f32)
 #undef WASMLM_DECLARE_QUANT
 
+// Reference dot products of one weight row with activations already
+// quantized to the type's vec_dot type (see quant_traits.cpp); n elements.
+#define WASMLM_DECLARE_DOT(name) float vec_dot_##name(int64_t n, const void* w, const void* a);
+WASMLM_DECLARE_DOT(f32_f32)
+WASMLM_DECLARE_DOT(f16_f32)
+WASMLM_DECLARE_DOT(bf16_f32)
+WASMLM_DECLARE_DOT(q4_0_q8_0)
+WASMLM_DECLARE_DOT(q4_1_q8_1)
+WASMLM_DECLARE_DOT(q5_0_q8_0)
+WASMLM_DECLARE_DOT(q5_1_q8_1)
+WASMLM_DECLARE_DOT(q8_0_q8_0)
+WASMLM_DECLARE_DOT(iq4_nl_q8_0)
+WASMLM_DECLARE_DOT(q2_K_q8_K)
+WASMLM_DECLARE_DOT(q3_K_q8_K)
+WASMLM_DECLARE_DOT(q4_K_q8_K)
+WASMLM_DECLARE_DOT(q5_K_q8_K)
+WASMLM_DECLARE_DOT(q6_K_q8_K)
+WASMLM_DECLARE_DOT(iq4_xs_q8_K)
+#undef WASMLM_DECLARE_DOT
+
 }  // namespace wasmlm

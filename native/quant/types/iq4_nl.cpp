@@ -79,4 +79,17 @@ void quantize_row_iq4_nl(const float* x, void* dst, int64_t n) {
   }
 }
 
+float vec_dot_iq4_nl_q8_0(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_iq4_nl*>(w);
+  const auto* y = static_cast<const block_q8_0*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK4_NL; ++i) {
+    int isum = 0;
+    for (int j = 0; j < QK4_NL / 2; ++j)
+      isum += kValuesIq4nl[x[i].qs[j] & 0xF] * y[i].qs[j] + kValuesIq4nl[x[i].qs[j] >> 4] * y[i].qs[j + QK4_NL / 2];
+    sum += isum * (fp16_to_fp32(x[i].d) * fp16_to_fp32(y[i].d));
+  }
+  return sum;
+}
+
 }  // namespace wasmlm

@@ -22,4 +22,23 @@ void dequantize_row_iq4_xs(const void* src, float* y, int64_t n) {
   }
 }
 
+float vec_dot_iq4_xs_q8_K(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_iq4_xs*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const uint8_t* qs = x[i].qs;
+    const int8_t* q8 = y[i].qs;
+    int isum = 0;
+    for (int ib = 0; ib < QK_K / 32; ++ib, qs += 16, q8 += 32) {
+      const int ls = ((x[i].scales_l[ib / 2] >> 4 * (ib % 2)) & 0xF) | (((x[i].scales_h >> 2 * ib) & 3) << 4);
+      int s = 0;
+      for (int j = 0; j < 16; ++j) s += kValuesIq4nl[qs[j] & 0xF] * q8[j] + kValuesIq4nl[qs[j] >> 4] * q8[j + 16];
+      isum += (ls - 32) * s;
+    }
+    sum += fp16_to_fp32(x[i].d) * y[i].d * isum;
+  }
+  return sum;
+}
+
 }  // namespace wasmlm

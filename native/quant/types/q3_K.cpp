@@ -45,4 +45,28 @@ void dequantize_row_q3_K(const void* src, float* y, int64_t n) {
   }
 }
 
+float vec_dot_q3_K_q8_K(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q3_K*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    int8_t scales[16];
+    unpack_q3_K_scales(x[i].scales, scales);
+    const uint8_t* q = x[i].qs;
+    const uint8_t* hm = x[i].hmask;
+    const int8_t* q8 = y[i].qs;
+    uint8_t m = 1;
+    int isum = 0, is = 0;
+    for (int half = 0; half < QK_K; half += 128, q += 32)
+      for (int shift = 0; shift < 8; shift += 2, m <<= 1)
+        for (int k = 0; k < 2; ++k, q8 += 16) {
+          int s = 0;
+          for (int l = 16 * k; l < 16 * k + 16; ++l) s += q8[l - 16 * k] * (((q[l] >> shift) & 3) - ((hm[l] & m) ? 0 : 4));
+          isum += scales[is++] * s;
+        }
+    sum += fp16_to_fp32(x[i].d) * y[i].d * isum;
+  }
+  return sum;
+}
+
 }  // namespace wasmlm

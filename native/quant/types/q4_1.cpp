@@ -38,4 +38,18 @@ void quantize_row_q4_1(const float* x, void* dst, int64_t n) {
   }
 }
 
+float vec_dot_q4_1_q8_1(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q4_1*>(w);
+  const auto* y = static_cast<const block_q8_1*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK4_1; ++i) {
+    int isum = 0;
+    for (int j = 0; j < QK4_1 / 2; ++j)
+      isum += (x[i].qs[j] & 0x0F) * y[i].qs[j] + (x[i].qs[j] >> 4) * y[i].qs[j + QK4_1 / 2];
+    // sum(d*q + m) * dy*qy = d*dy*isum + m * (dy * sum(qy)), the last factor stored as s.
+    sum += isum * (fp16_to_fp32(x[i].d) * fp16_to_fp32(y[i].d)) + fp16_to_fp32(x[i].m) * fp16_to_fp32(y[i].s);
+  }
+  return sum;
+}
+
 }  // namespace wasmlm

@@ -53,4 +53,29 @@ void quantize_row_q4_K(const float* x, void* dst, int64_t n) {
   }
 }
 
+float vec_dot_q4_K_q8_K(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q4_K*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const uint8_t* q4 = x[i].qs;
+    const int8_t* q8 = y[i].qs;
+    int isum = 0, summs = 0;
+    for (int j = 0; j < 8; j += 2, q4 += 32, q8 += 64) {
+      uint8_t sc0, m0, sc1, m1;
+      get_scale_min_k4(j, x[i].scales, &sc0, &m0);
+      get_scale_min_k4(j + 1, x[i].scales, &sc1, &m1);
+      int s0 = 0, s1 = 0;
+      for (int l = 0; l < 32; ++l) {
+        s0 += (q4[l] & 0xF) * q8[l];
+        s1 += (q4[l] >> 4) * q8[l + 32];
+      }
+      isum += sc0 * s0 + sc1 * s1;
+      summs += m0 * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]) + m1 * (y[i].bsums[2 * j + 2] + y[i].bsums[2 * j + 3]);
+    }
+    sum += y[i].d * (fp16_to_fp32(x[i].d) * isum - fp16_to_fp32(x[i].dmin) * summs);
+  }
+  return sum;
+}
+
 }  // namespace wasmlm

@@ -48,4 +48,22 @@ void quantize_row_q5_0(const float* x, void* dst, int64_t n) {
   }
 }
 
+float vec_dot_q5_0_q8_0(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q5_0*>(w);
+  const auto* y = static_cast<const block_q8_0*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK5_0; ++i) {
+    uint32_t qh;
+    std::memcpy(&qh, x[i].qh, sizeof qh);
+    int isum = 0;
+    for (int j = 0; j < QK5_0 / 2; ++j) {
+      const int x0 = ((x[i].qs[j] & 0x0F) | (((qh >> (j + 0)) << 4) & 0x10)) - 16;
+      const int x1 = ((x[i].qs[j] >> 4) | ((qh >> (j + 12)) & 0x10)) - 16;
+      isum += x0 * y[i].qs[j] + x1 * y[i].qs[j + QK5_0 / 2];
+    }
+    sum += isum * (fp16_to_fp32(x[i].d) * fp16_to_fp32(y[i].d));
+  }
+  return sum;
+}
+
 }  // namespace wasmlm

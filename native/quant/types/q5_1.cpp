@@ -48,4 +48,22 @@ void quantize_row_q5_1(const float* x, void* dst, int64_t n) {
   }
 }
 
+float vec_dot_q5_1_q8_1(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q5_1*>(w);
+  const auto* y = static_cast<const block_q8_1*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK5_1; ++i) {
+    uint32_t qh;
+    std::memcpy(&qh, x[i].qh, sizeof qh);
+    int isum = 0;
+    for (int j = 0; j < QK5_1 / 2; ++j) {
+      const int x0 = (x[i].qs[j] & 0x0F) | (((qh >> (j + 0)) << 4) & 0x10);
+      const int x1 = (x[i].qs[j] >> 4) | ((qh >> (j + 12)) & 0x10);
+      isum += x0 * y[i].qs[j] + x1 * y[i].qs[j + QK5_1 / 2];
+    }
+    sum += isum * (fp16_to_fp32(x[i].d) * fp16_to_fp32(y[i].d)) + fp16_to_fp32(x[i].m) * fp16_to_fp32(y[i].s);
+  }
+  return sum;
+}
+
 }  // namespace wasmlm

@@ -71,4 +71,31 @@ void quantize_row_q5_K(const float* x, void* dst, int64_t n) {
   }
 }
 
+float vec_dot_q5_K_q8_K(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q5_K*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const uint8_t* ql = x[i].qs;
+    const uint8_t* qh = x[i].qh;
+    const int8_t* q8 = y[i].qs;
+    uint8_t u1 = 1, u2 = 2;
+    int isum = 0, summs = 0;
+    for (int j = 0; j < 8; j += 2, ql += 32, q8 += 64, u1 <<= 2, u2 <<= 2) {
+      uint8_t sc0, m0, sc1, m1;
+      get_scale_min_k4(j, x[i].scales, &sc0, &m0);
+      get_scale_min_k4(j + 1, x[i].scales, &sc1, &m1);
+      int s0 = 0, s1 = 0;
+      for (int l = 0; l < 32; ++l) {
+        s0 += ((ql[l] & 0xF) + (qh[l] & u1 ? 16 : 0)) * q8[l];
+        s1 += ((ql[l] >> 4) + (qh[l] & u2 ? 16 : 0)) * q8[l + 32];
+      }
+      isum += sc0 * s0 + sc1 * s1;
+      summs += m0 * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]) + m1 * (y[i].bsums[2 * j + 2] + y[i].bsums[2 * j + 3]);
+    }
+    sum += y[i].d * (fp16_to_fp32(x[i].d) * isum - fp16_to_fp32(x[i].dmin) * summs);
+  }
+  return sum;
+}
+
 }  // namespace wasmlm

@@ -77,4 +77,30 @@ void quantize_row_q6_K(const float* x, void* dst, int64_t n) {
   }
 }
 
+float vec_dot_q6_K_q8_K(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q6_K*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const uint8_t* ql = x[i].ql;
+    const uint8_t* qh = x[i].qh;
+    const int8_t* sc = x[i].scales;
+    const int8_t* q8 = y[i].qs;
+    int isum = 0;
+    for (int half = 0; half < QK_K; half += 128, ql += 64, qh += 32, sc += 8, q8 += 128) {
+      int s[8] = {};
+      for (int l = 0; l < 32; ++l) {
+        const int is = l / 16;
+        s[is + 0] += (((ql[l + 0] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32) * q8[l + 0];
+        s[is + 2] += (((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32) * q8[l + 32];
+        s[is + 4] += (((ql[l + 0] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32) * q8[l + 64];
+        s[is + 6] += (((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32) * q8[l + 96];
+      }
+      for (int k = 0; k < 8; ++k) isum += sc[k] * s[k];
+    }
+    sum += fp16_to_fp32(x[i].d) * y[i].d * isum;
+  }
+  return sum;
+}
+
 }  // namespace wasmlm

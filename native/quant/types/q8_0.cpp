@@ -27,4 +27,16 @@ void quantize_row_q8_0(const float* x, void* dst, int64_t n) {
   }
 }
 
+float vec_dot_q8_0_q8_0(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q8_0*>(w);
+  const auto* y = static_cast<const block_q8_0*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK8_0; ++i) {
+    int isum = 0;
+    for (int j = 0; j < QK8_0; ++j) isum += x[i].qs[j] * y[i].qs[j];
+    sum += isum * (fp16_to_fp32(x[i].d) * fp16_to_fp32(y[i].d));
+  }
+  return sum;
+}
+
 }  // namespace wasmlm

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: native GoogleTest (plain and ASan+UBSan builds) through
-# ctest, then Jest (the JS package, CLI, and headless Chromium tests).
+# ctest, the wasm kernel suite under Node, then Jest (the JS package, CLI, and headless Chromium tests).
 # Ends with one summary line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +27,9 @@ if cmake --build build-asan -j"$jobs" >"$log/build-asan.log" 2>&1; then
 else
   cat "$log/build-asan.log"; echo "=== build-asan FAILED"; status=1
 fi
+
+# Kernels in wasm under Node: SIMD-128 against the scalar reference.
+run ctest-wasm ctest --test-dir build-wasm --output-on-failure
 
 run jest node --experimental-vm-modules node_modules/jest/bin/jest.js --ci
 

@@ -14,28 +14,36 @@ static_assert(sizeof(block_q2_K) == 84 && sizeof(block_q3_K) == 110 && sizeof(bl
               sizeof(block_q5_K) == 176 && sizeof(block_q6_K) == 210 && sizeof(block_q8_K) == 292);
 static_assert(sizeof(block_iq4_nl) == 18 && sizeof(block_iq4_xs) == 136);
 
+#ifdef __wasm_simd128__
+#define DOT(f) f##_simd
+#else
+#define DOT(f) f
+#endif
+
 QuantTraits make(GgmlType type) {
   switch (type) {
-    case GgmlType::F32: return {type, dequantize_row_f32, quantize_row_f32, vec_dot_f32_f32, GgmlType::F32};
-    case GgmlType::F16: return {type, dequantize_row_f16, quantize_row_f16, vec_dot_f16_f32, GgmlType::F32};
-    case GgmlType::BF16: return {type, dequantize_row_bf16, quantize_row_bf16, vec_dot_bf16_f32, GgmlType::F32};
-    case GgmlType::Q4_0: return {type, dequantize_row_q4_0, quantize_row_q4_0, vec_dot_q4_0_q8_0, GgmlType::Q8_0};
-    case GgmlType::Q4_1: return {type, dequantize_row_q4_1, quantize_row_q4_1, vec_dot_q4_1_q8_1, GgmlType::Q8_1};
-    case GgmlType::Q5_0: return {type, dequantize_row_q5_0, quantize_row_q5_0, vec_dot_q5_0_q8_0, GgmlType::Q8_0};
-    case GgmlType::Q5_1: return {type, dequantize_row_q5_1, quantize_row_q5_1, vec_dot_q5_1_q8_1, GgmlType::Q8_1};
-    case GgmlType::Q8_0: return {type, dequantize_row_q8_0, quantize_row_q8_0, vec_dot_q8_0_q8_0, GgmlType::Q8_0};
-    case GgmlType::Q8_1: return {type, dequantize_row_q8_1, quantize_row_q8_1, nullptr, GgmlType::Q8_1};
-    case GgmlType::Q2_K: return {type, dequantize_row_q2_K, nullptr, vec_dot_q2_K_q8_K, GgmlType::Q8_K};
-    case GgmlType::Q3_K: return {type, dequantize_row_q3_K, nullptr, vec_dot_q3_K_q8_K, GgmlType::Q8_K};
-    case GgmlType::Q4_K: return {type, dequantize_row_q4_K, quantize_row_q4_K, vec_dot_q4_K_q8_K, GgmlType::Q8_K};
-    case GgmlType::Q5_K: return {type, dequantize_row_q5_K, quantize_row_q5_K, vec_dot_q5_K_q8_K, GgmlType::Q8_K};
-    case GgmlType::Q6_K: return {type, dequantize_row_q6_K, quantize_row_q6_K, vec_dot_q6_K_q8_K, GgmlType::Q8_K};
-    case GgmlType::Q8_K: return {type, dequantize_row_q8_K, quantize_row_q8_K, nullptr, GgmlType::Q8_K};
-    case GgmlType::IQ4_NL: return {type, dequantize_row_iq4_nl, quantize_row_iq4_nl, vec_dot_iq4_nl_q8_0, GgmlType::Q8_0};
-    case GgmlType::IQ4_XS: return {type, dequantize_row_iq4_xs, nullptr, vec_dot_iq4_xs_q8_K, GgmlType::Q8_K};
-    default: return {type, nullptr, nullptr, nullptr, type};
+    case GgmlType::F32: return {type, dequantize_row_f32, quantize_row_f32, DOT(vec_dot_f32_f32), vec_dot_f32_f32, GgmlType::F32};
+    case GgmlType::F16: return {type, dequantize_row_f16, quantize_row_f16, DOT(vec_dot_f16_f32), vec_dot_f16_f32, GgmlType::F32};
+    case GgmlType::BF16: return {type, dequantize_row_bf16, quantize_row_bf16, DOT(vec_dot_bf16_f32), vec_dot_bf16_f32, GgmlType::F32};
+    case GgmlType::Q4_0: return {type, dequantize_row_q4_0, quantize_row_q4_0, DOT(vec_dot_q4_0_q8_0), vec_dot_q4_0_q8_0, GgmlType::Q8_0};
+    case GgmlType::Q4_1: return {type, dequantize_row_q4_1, quantize_row_q4_1, DOT(vec_dot_q4_1_q8_1), vec_dot_q4_1_q8_1, GgmlType::Q8_1};
+    case GgmlType::Q5_0: return {type, dequantize_row_q5_0, quantize_row_q5_0, DOT(vec_dot_q5_0_q8_0), vec_dot_q5_0_q8_0, GgmlType::Q8_0};
+    case GgmlType::Q5_1: return {type, dequantize_row_q5_1, quantize_row_q5_1, DOT(vec_dot_q5_1_q8_1), vec_dot_q5_1_q8_1, GgmlType::Q8_1};
+    case GgmlType::Q8_0: return {type, dequantize_row_q8_0, quantize_row_q8_0, DOT(vec_dot_q8_0_q8_0), vec_dot_q8_0_q8_0, GgmlType::Q8_0};
+    case GgmlType::Q8_1: return {type, dequantize_row_q8_1, quantize_row_q8_1, nullptr, nullptr, GgmlType::Q8_1};
+    case GgmlType::Q2_K: return {type, dequantize_row_q2_K, nullptr, DOT(vec_dot_q2_K_q8_K), vec_dot_q2_K_q8_K, GgmlType::Q8_K};
+    case GgmlType::Q3_K: return {type, dequantize_row_q3_K, nullptr, DOT(vec_dot_q3_K_q8_K), vec_dot_q3_K_q8_K, GgmlType::Q8_K};
+    case GgmlType::Q4_K: return {type, dequantize_row_q4_K, quantize_row_q4_K, DOT(vec_dot_q4_K_q8_K), vec_dot_q4_K_q8_K, GgmlType::Q8_K};
+    case GgmlType::Q5_K: return {type, dequantize_row_q5_K, quantize_row_q5_K, DOT(vec_dot_q5_K_q8_K), vec_dot_q5_K_q8_K, GgmlType::Q8_K};
+    case GgmlType::Q6_K: return {type, dequantize_row_q6_K, quantize_row_q6_K, DOT(vec_dot_q6_K_q8_K), vec_dot_q6_K_q8_K, GgmlType::Q8_K};
+    case GgmlType::Q8_K: return {type, dequantize_row_q8_K, quantize_row_q8_K, nullptr, nullptr, GgmlType::Q8_K};
+    case GgmlType::IQ4_NL: return {type, dequantize_row_iq4_nl, quantize_row_iq4_nl, DOT(vec_dot_iq4_nl_q8_0), vec_dot_iq4_nl_q8_0, GgmlType::Q8_0};
+    case GgmlType::IQ4_XS: return {type, dequantize_row_iq4_xs, nullptr, DOT(vec_dot_iq4_xs_q8_K), vec_dot_iq4_xs_q8_K, GgmlType::Q8_K};
+    default: return {type, nullptr, nullptr, nullptr, nullptr, type};
   }
 }
+
+#undef DOT
 
 struct Table {
   QuantTraits rows[64];

@@ -17,7 +17,8 @@ struct QuantTraits {
   GgmlType type;
   ToFloatFn to_float;      // nullptr: this type cannot be dequantized yet
   FromFloatFn from_float;  // reference quantizer; nullptr: none
-  VecDotFn vec_dot;        // nullptr: cannot be used as a weight yet
+  VecDotFn vec_dot;        // fastest available (SIMD-128 in wasm); nullptr: not a weight type yet
+  VecDotFn vec_dot_ref;    // the scalar reference vec_dot is checked against
   GgmlType vec_dot_type;   // what activations are quantized to for vec_dot
 };
 

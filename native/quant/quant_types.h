@@ -62,6 +62,24 @@ WASMLM_DECLARE_DOT(q4_K_q8_K)
 WASMLM_DECLARE_DOT(q5_K_q8_K)
 WASMLM_DECLARE_DOT(q6_K_q8_K)
 WASMLM_DECLARE_DOT(iq4_xs_q8_K)
+#ifdef __wasm_simd128__
+// SIMD-128 versions of the same dot products, checked against the scalar ones.
+WASMLM_DECLARE_DOT(f32_f32_simd)
+WASMLM_DECLARE_DOT(f16_f32_simd)
+WASMLM_DECLARE_DOT(bf16_f32_simd)
+WASMLM_DECLARE_DOT(q4_0_q8_0_simd)
+WASMLM_DECLARE_DOT(q4_1_q8_1_simd)
+WASMLM_DECLARE_DOT(q5_0_q8_0_simd)
+WASMLM_DECLARE_DOT(q5_1_q8_1_simd)
+WASMLM_DECLARE_DOT(q8_0_q8_0_simd)
+WASMLM_DECLARE_DOT(iq4_nl_q8_0_simd)
+WASMLM_DECLARE_DOT(q2_K_q8_K_simd)
+WASMLM_DECLARE_DOT(q3_K_q8_K_simd)
+WASMLM_DECLARE_DOT(q4_K_q8_K_simd)
+WASMLM_DECLARE_DOT(q5_K_q8_K_simd)
+WASMLM_DECLARE_DOT(q6_K_q8_K_simd)
+WASMLM_DECLARE_DOT(iq4_xs_q8_K_simd)
+#endif
 #undef WASMLM_DECLARE_DOT
 
 }  // namespace wasmlm

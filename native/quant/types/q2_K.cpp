@@ -2,6 +2,7 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
+#include "quant/simd128.h"
 
 namespace wasmlm {
 
@@ -46,5 +47,33 @@ float vec_dot_q2_K_q8_K(int64_t n, const void* w, const void* a) {
   }
   return sum;
 }
+
+#ifdef __wasm_simd128__
+float vec_dot_q2_K_q8_K_simd(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q2_K*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  const v128_t m3 = wasm_i8x16_splat(3);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    int summs = 0;
+    for (int j = 0; j < 16; ++j) summs += y[i].bsums[j] * (x[i].scales[j] >> 4);
+    const uint8_t* q2 = x[i].qs;
+    const int8_t* q8 = y[i].qs;
+    v128_t isum = wasm_i32x4_splat(0);
+    int is = 0;
+    for (int half = 0; half < QK_K; half += 128, q2 += 32) {
+      const v128_t v0 = wasm_v128_load(q2), v1 = wasm_v128_load(q2 + 16);
+      for (int shift = 0; shift < 8; shift += 2, q8 += 32, is += 2) {
+        const v128_t s0 = simd::dot_i8x16(wasm_v128_and(wasm_u8x16_shr(v0, shift), m3), wasm_v128_load(q8));
+        const v128_t s1 = simd::dot_i8x16(wasm_v128_and(wasm_u8x16_shr(v1, shift), m3), wasm_v128_load(q8 + 16));
+        isum = wasm_i32x4_add(isum, wasm_i32x4_mul(s0, wasm_i32x4_splat(x[i].scales[is] & 0xF)));
+        isum = wasm_i32x4_add(isum, wasm_i32x4_mul(s1, wasm_i32x4_splat(x[i].scales[is + 1] & 0xF)));
+      }
+    }
+    sum += y[i].d * (fp16_to_fp32(x[i].d) * simd::hsum_i32(isum) - fp16_to_fp32(x[i].dmin) * summs);
+  }
+  return sum;
+}
+#endif
 
 }  // namespace wasmlm

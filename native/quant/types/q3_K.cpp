@@ -5,6 +5,7 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
+#include "quant/simd128.h"
 
 namespace wasmlm {
 
@@ -68,5 +69,38 @@ float vec_dot_q3_K_q8_K(int64_t n, const void* w, const void* a) {
   }
   return sum;
 }
+
+#ifdef __wasm_simd128__
+float vec_dot_q3_K_q8_K_simd(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q3_K*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  const v128_t m3 = wasm_i8x16_splat(3), four = wasm_i8x16_splat(4), zero = wasm_i8x16_splat(0);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    int8_t scales[16];
+    unpack_q3_K_scales(x[i].scales, scales);
+    const uint8_t* q = x[i].qs;
+    const v128_t hm0 = wasm_v128_load(x[i].hmask), hm1 = wasm_v128_load(x[i].hmask + 16);
+    const int8_t* q8 = y[i].qs;
+    v128_t isum = wasm_i32x4_splat(0);
+    int is = 0, bit = 0;
+    for (int half = 0; half < QK_K; half += 128, q += 32) {
+      const v128_t v0 = wasm_v128_load(q), v1 = wasm_v128_load(q + 16);
+      for (int shift = 0; shift < 8; shift += 2, ++bit, q8 += 32, is += 2) {
+        // Subtract 4 where the high bit is clear.
+        const v128_t m = wasm_i8x16_splat(static_cast<int8_t>(1 << bit));
+        const v128_t off0 = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(hm0, m), zero), four);
+        const v128_t off1 = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(hm1, m), zero), four);
+        const v128_t l0 = wasm_i8x16_sub(wasm_v128_and(wasm_u8x16_shr(v0, shift), m3), off0);
+        const v128_t l1 = wasm_i8x16_sub(wasm_v128_and(wasm_u8x16_shr(v1, shift), m3), off1);
+        isum = wasm_i32x4_add(isum, wasm_i32x4_mul(simd::dot_i8x16(l0, wasm_v128_load(q8)), wasm_i32x4_splat(scales[is])));
+        isum = wasm_i32x4_add(isum, wasm_i32x4_mul(simd::dot_i8x16(l1, wasm_v128_load(q8 + 16)), wasm_i32x4_splat(scales[is + 1])));
+      }
+    }
+    sum += fp16_to_fp32(x[i].d) * y[i].d * simd::hsum_i32(isum);
+  }
+  return sum;
+}
+#endif
 
 }  // namespace wasmlm

@@ -6,6 +6,7 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
+#include "quant/simd128.h"
 
 namespace wasmlm {
 
@@ -65,5 +66,30 @@ float vec_dot_q5_1_q8_1(int64_t n, const void* w, const void* a) {
   }
   return sum;
 }
+
+#ifdef __wasm_simd128__
+float vec_dot_q5_1_q8_1_simd(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q5_1*>(w);
+  const auto* y = static_cast<const block_q8_1*>(a);
+  const v128_t m4 = wasm_i8x16_splat(0x0F);
+  v128_t acc = wasm_f32x4_splat(0);
+  float sum_ms = 0;
+  for (int64_t i = 0; i < n / QK5_1; ++i) {
+    uint32_t qh;
+    std::memcpy(&qh, x[i].qh, sizeof qh);
+    v128_t h_lo, h_hi;
+    simd::q5_high_bits(qh, &h_lo, &h_hi);
+    const v128_t v = wasm_v128_load(x[i].qs);
+    const v128_t lo = wasm_v128_or(wasm_v128_and(v, m4), h_lo);
+    const v128_t hi = wasm_v128_or(wasm_u8x16_shr(v, 4), h_hi);
+    const v128_t isum = wasm_i32x4_add(simd::dot_i8x16(lo, wasm_v128_load(y[i].qs)),
+                                       simd::dot_i8x16(hi, wasm_v128_load(y[i].qs + 16)));
+    const float d = fp16_to_fp32(x[i].d) * fp16_to_fp32(y[i].d);
+    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(isum), wasm_f32x4_splat(d)));
+    sum_ms += fp16_to_fp32(x[i].m) * fp16_to_fp32(y[i].s);
+  }
+  return simd::hsum_f32(acc) + sum_ms;
+}
+#endif
 
 }  // namespace wasmlm

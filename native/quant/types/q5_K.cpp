@@ -7,6 +7,7 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
+#include "quant/simd128.h"
 
 namespace wasmlm {
 
@@ -97,5 +98,41 @@ float vec_dot_q5_K_q8_K(int64_t n, const void* w, const void* a) {
   }
   return sum;
 }
+
+#ifdef __wasm_simd128__
+float vec_dot_q5_K_q8_K_simd(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q5_K*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  const v128_t m4 = wasm_i8x16_splat(0x0F), x10 = wasm_i8x16_splat(0x10);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const uint8_t* ql = x[i].qs;
+    const v128_t qh0 = wasm_v128_load(x[i].qh), qh1 = wasm_v128_load(x[i].qh + 16);
+    const int8_t* q8 = y[i].qs;
+    v128_t isum = wasm_i32x4_splat(0);
+    int summs = 0;
+    for (int j = 0; j < 8; j += 2, ql += 32, q8 += 64) {
+      uint8_t sc0, m0, sc1, m1;
+      get_scale_min_k4(j, x[i].scales, &sc0, &m0);
+      get_scale_min_k4(j + 1, x[i].scales, &sc1, &m1);
+      const v128_t u1 = wasm_i8x16_splat(static_cast<int8_t>(1 << j)), u2 = wasm_i8x16_splat(static_cast<int8_t>(2 << j));
+      // 0x10 where the 5th bit of the weight is set.
+      auto high = [&](v128_t qh, v128_t u) { return wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(qh, u), u), x10); };
+      const v128_t v0 = wasm_v128_load(ql), v1 = wasm_v128_load(ql + 16);
+      const v128_t s0 = wasm_i32x4_add(
+          simd::dot_i8x16(wasm_v128_or(wasm_v128_and(v0, m4), high(qh0, u1)), wasm_v128_load(q8)),
+          simd::dot_i8x16(wasm_v128_or(wasm_v128_and(v1, m4), high(qh1, u1)), wasm_v128_load(q8 + 16)));
+      const v128_t s1 = wasm_i32x4_add(
+          simd::dot_i8x16(wasm_v128_or(wasm_u8x16_shr(v0, 4), high(qh0, u2)), wasm_v128_load(q8 + 32)),
+          simd::dot_i8x16(wasm_v128_or(wasm_u8x16_shr(v1, 4), high(qh1, u2)), wasm_v128_load(q8 + 48)));
+      isum = wasm_i32x4_add(isum, wasm_i32x4_add(wasm_i32x4_mul(s0, wasm_i32x4_splat(sc0)),
+                                                 wasm_i32x4_mul(s1, wasm_i32x4_splat(sc1))));
+      summs += m0 * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]) + m1 * (y[i].bsums[2 * j + 2] + y[i].bsums[2 * j + 3]);
+    }
+    sum += y[i].d * (fp16_to_fp32(x[i].d) * simd::hsum_i32(isum) - fp16_to_fp32(x[i].dmin) * summs);
+  }
+  return sum;
+}
+#endif
 
 }  // namespace wasmlm

@@ -7,6 +7,7 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
+#include "quant/simd128.h"
 
 namespace wasmlm {
 
@@ -102,5 +103,40 @@ float vec_dot_q6_K_q8_K(int64_t n, const void* w, const void* a) {
   }
   return sum;
 }
+
+#ifdef __wasm_simd128__
+float vec_dot_q6_K_q8_K_simd(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q6_K*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  const v128_t m4 = wasm_i8x16_splat(0x0F), m3 = wasm_i8x16_splat(3), s32 = wasm_i8x16_splat(32);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const uint8_t* ql = x[i].ql;
+    const uint8_t* qh = x[i].qh;
+    const int8_t* sc = x[i].scales;
+    const int8_t* q8 = y[i].qs;
+    v128_t isum = wasm_i32x4_splat(0);
+    for (int half = 0; half < QK_K; half += 128, ql += 64, qh += 32, sc += 8, q8 += 128) {
+      for (int l = 0; l < 32; l += 16) {
+        const int is = l / 16;
+        const v128_t a0 = wasm_v128_load(ql + l), a1 = wasm_v128_load(ql + l + 32), h = wasm_v128_load(qh + l);
+        const v128_t q1 = wasm_i8x16_sub(wasm_v128_or(wasm_v128_and(a0, m4), wasm_i8x16_shl(wasm_v128_and(h, m3), 4)), s32);
+        const v128_t q2 = wasm_i8x16_sub(
+            wasm_v128_or(wasm_v128_and(a1, m4), wasm_i8x16_shl(wasm_v128_and(wasm_u8x16_shr(h, 2), m3), 4)), s32);
+        const v128_t q3 = wasm_i8x16_sub(
+            wasm_v128_or(wasm_u8x16_shr(a0, 4), wasm_i8x16_shl(wasm_v128_and(wasm_u8x16_shr(h, 4), m3), 4)), s32);
+        const v128_t q4 = wasm_i8x16_sub(wasm_v128_or(wasm_u8x16_shr(a1, 4), wasm_i8x16_shl(wasm_u8x16_shr(h, 6), 4)), s32);
+        v128_t t = wasm_i32x4_mul(simd::dot_i8x16(q1, wasm_v128_load(q8 + l)), wasm_i32x4_splat(sc[is + 0]));
+        t = wasm_i32x4_add(t, wasm_i32x4_mul(simd::dot_i8x16(q2, wasm_v128_load(q8 + l + 32)), wasm_i32x4_splat(sc[is + 2])));
+        t = wasm_i32x4_add(t, wasm_i32x4_mul(simd::dot_i8x16(q3, wasm_v128_load(q8 + l + 64)), wasm_i32x4_splat(sc[is + 4])));
+        t = wasm_i32x4_add(t, wasm_i32x4_mul(simd::dot_i8x16(q4, wasm_v128_load(q8 + l + 96)), wasm_i32x4_splat(sc[is + 6])));
+        isum = wasm_i32x4_add(isum, t);
+      }
+    }
+    sum += fp16_to_fp32(x[i].d) * y[i].d * simd::hsum_i32(isum);
+  }
+  return sum;
+}
+#endif
 
 }  // namespace wasmlm

@@ -1,0 +1,55 @@
+// Small helpers over wasm SIMD-128 shared by the kernels (wasm builds only).
+#pragma once
+
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+
+#include <cstdint>
+
+namespace wasmlm::simd {
+
+// Sum of the 16 products of signed bytes, as 4 int32 lanes.
+inline v128_t dot_i8x16(v128_t a, v128_t b) {
+  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(a), wasm_i16x8_extend_low_i8x16(b)),
+                        wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(a), wasm_i16x8_extend_high_i8x16(b)));
+}
+
+inline float hsum_f32(v128_t v) {
+  v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
+}
+
+inline int32_t hsum_i32(v128_t v) {
+  v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_i32x4_extract_lane(v, 0);
+}
+
+// Bytes 0x10 where bit j (lanes 0..15) / bit 16 + j (second result) of qh is
+// set, else 0: the 5th bit of Q5_0/Q5_1 weights.
+inline void q5_high_bits(uint32_t qh, v128_t* lo, v128_t* hi) {
+  const v128_t v = wasm_i32x4_splat(static_cast<int32_t>(qh));
+  const v128_t bit = wasm_i8x16_make(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+  const v128_t b01 = wasm_i8x16_shuffle(v, v, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+  const v128_t b23 = wasm_i8x16_shuffle(v, v, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+  const v128_t x10 = wasm_i8x16_splat(0x10);
+  *lo = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(b01, bit), bit), x10);
+  *hi = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(b23, bit), bit), x10);
+}
+
+// IEEE half -> float for 4 lanes held as u32 (exact, incl. subnormals, inf, NaN).
+inline v128_t fp16x4_to_f32(v128_t h) {
+  const v128_t w = wasm_i32x4_shl(h, 16);
+  const v128_t sign = wasm_v128_and(w, wasm_i32x4_splat(static_cast<int32_t>(0x80000000u)));
+  const v128_t two_w = wasm_i32x4_add(w, w);
+  const v128_t normalized = wasm_f32x4_mul(wasm_i32x4_add(wasm_u32x4_shr(two_w, 4), wasm_i32x4_splat(0xE0 << 23)),
+                                           wasm_f32x4_splat(0x1.0p-112f));
+  const v128_t denormalized = wasm_f32x4_sub(
+      wasm_v128_or(wasm_u32x4_shr(two_w, 17), wasm_i32x4_splat(126 << 23)), wasm_f32x4_splat(0.5f));
+  const v128_t is_denormal = wasm_u32x4_lt(two_w, wasm_i32x4_splat(1 << 27));
+  return wasm_v128_or(sign, wasm_v128_bitselect(denormalized, normalized, is_denormal));
+}
+
+}  // namespace wasmlm::simd
+#endif

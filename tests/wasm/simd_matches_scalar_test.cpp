@@ -1,0 +1,99 @@
+// Every SIMD-128 vec_dot against its scalar reference, on random data:
+// K-quants and IQ4_XS accumulate integers exactly as the scalar code and must
+// agree to the bit; the others reorder float sums and agree within 1e-5.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/ggml_type.h"
+#include "quant/fp16.h"
+#include "quant/quant_traits.h"
+
+using namespace wasmlm;
+
+namespace {
+
+std::vector<float> random_floats(int64_t n, std::mt19937& rng) {
+  std::normal_distribution<float> dist(0.f, 1.f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+// Random weights of `type`: quantized random floats where a quantizer exists,
+// else random bytes with sane fp16 scales.
+std::vector<uint8_t> random_weights(GgmlType type, int64_t n, std::mt19937& rng) {
+  const GgmlTypeInfo& info = ggml_type_info(type);
+  std::vector<uint8_t> w(*ggml_nbytes(type, n) + 16);
+  const QuantTraits& t = quant_traits(type);
+  if (t.from_float) {
+    std::vector<float> x = random_floats(n, rng);
+    t.from_float(x.data(), w.data(), n);
+    return w;
+  }
+  for (auto& b : w) b = static_cast<uint8_t>(rng());
+  // Q2_K: d, dmin at 80; Q3_K: d at 108; IQ4_XS: d at 0.
+  auto set_half = [&](size_t at) {
+    std::uniform_real_distribution<float> d(-0.05f, 0.05f);
+    uint16_t h = fp32_to_fp16(d(rng));
+    std::memcpy(&w[at], &h, 2);
+  };
+  for (int64_t b = 0; b < n / info.block_size; ++b) {
+    size_t base = b * info.type_size;
+    if (type == GgmlType::Q2_K) { set_half(base + 80); set_half(base + 82); }
+    if (type == GgmlType::Q3_K) set_half(base + 108);
+    if (type == GgmlType::IQ4_XS) set_half(base + 0);
+  }
+  return w;
+}
+
+bool integer_exact(GgmlType type) {
+  switch (type) {
+    case GgmlType::Q2_K: case GgmlType::Q3_K: case GgmlType::Q4_K: case GgmlType::Q5_K: case GgmlType::Q6_K:
+    case GgmlType::IQ4_XS:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+TEST(SimdKernels, EveryVecDotMatchesItsScalarReference) {
+  std::mt19937 rng(1234);
+  int checked = 0;
+  for (uint32_t id = 0; id < 64; ++id) {
+    const GgmlTypeInfo* info = ggml_type_info(id);
+    if (!info) continue;
+    const QuantTraits& t = quant_traits(info->type);
+    if (!t.vec_dot) continue;
+    ASSERT_NE(t.vec_dot, t.vec_dot_ref) << info->name << " has no SIMD kernel";
+    for (int64_t n : {256, 512, 4096, 11008}) {
+      if (n % info->block_size) continue;
+      for (int trial = 0; trial < 8; ++trial) {
+        std::vector<uint8_t> w = random_weights(info->type, n, rng);
+        std::vector<float> a = random_floats(n, rng);
+        std::vector<uint8_t> qa(*ggml_nbytes(t.vec_dot_type, n) + 16);
+        quant_traits(t.vec_dot_type).from_float(a.data(), qa.data(), n);
+        const float ref = t.vec_dot_ref(n, w.data(), qa.data());
+        const float got = t.vec_dot(n, w.data(), qa.data());
+        SCOPED_TRACE(std::string(info->name) + " n=" + std::to_string(n));
+        if (integer_exact(info->type)) {
+          EXPECT_EQ(got, ref);
+        } else {
+          // Relative to the sum of magnitudes, since the dot itself may cancel.
+          std::vector<float> wf(n), af(n);
+          t.to_float(w.data(), wf.data(), n);
+          quant_traits(t.vec_dot_type).to_float(qa.data(), af.data(), n);
+          double mag = 0;
+          for (int64_t i = 0; i < n; ++i) mag += std::fabs(double(wf[i]) * af[i]);
+          EXPECT_NEAR(got, ref, 1e-5 * mag + 1e-6);
+        }
+      }
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 15);
+}

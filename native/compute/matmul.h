@@ -1,0 +1,39 @@
+// Matrix x vector (decoding one token) and matrix x matrix (a prompt batch)
+// over any weight type with a vec_dot, split by rows across a thread pool.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "compute/thread_pool.h"
+#include "core/ggml_type.h"
+
+namespace wasmlm {
+
+// A 2-D weight: `rows` rows of `cols` elements, row r at data + r * row_bytes.
+struct WeightMatrix {
+  GgmlType type;
+  int64_t cols;
+  int64_t rows;
+  const void* data;
+  uint64_t row_bytes;
+};
+
+enum class KernelChoice { Best, Reference };  // Reference: the scalar kernels
+
+// Reusable buffers for quantized activations.
+struct MatmulScratch {
+  std::vector<uint8_t> activations;
+};
+
+// y[rows] = W x, with x of `cols` floats.
+void matvec(const WeightMatrix& w, const float* x, float* y, ThreadPool& pool, MatmulScratch& scratch,
+            KernelChoice kernels = KernelChoice::Best);
+
+// Y = X W^T for n_tokens rows of X (each `cols` floats, contiguous):
+// y[t * w.rows + r] = dot(W row r, X row t). Each weight row is read once
+// per batch and reused for all tokens while in cache.
+void matmul(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, ThreadPool& pool,
+            MatmulScratch& scratch, KernelChoice kernels = KernelChoice::Best);
+
+}  // namespace wasmlm

@@ -1,0 +1,47 @@
+// A fixed pool of worker threads for data-parallel loops.
+//
+// Workers are created once and sleep on a condition variable between jobs
+// (no busy-waiting while idle); the calling thread takes part in each job.
+// In a wasm build without pthreads the pool has one thread and runs inline.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace wasmlm {
+
+class ThreadPool {
+ public:
+  // `n_threads` counts the caller; clamped to what the build supports.
+  explicit ThreadPool(int n_threads = 1);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+  static bool threads_supported();
+
+  // Runs task(i, thread_index) for every i in [0, n_tasks), spread over the
+  // threads; returns when all are done. Not re-entrant.
+  void parallel_for(int n_tasks, const std::function<void(int task, int thread)>& task);
+
+ private:
+  void worker_loop(int thread_index);
+  void run_tasks(int thread_index);
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int, int)>* job_ = nullptr;
+  int n_tasks_ = 0;
+  int next_task_ = 0;     // guarded by mutex_
+  int busy_ = 0;          // workers still inside the current job
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+}  // namespace wasmlm

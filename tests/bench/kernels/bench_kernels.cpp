@@ -1,0 +1,152 @@
+// Kernel benchmark (wasm, under Node): matrix x vector throughput in GB/s of
+// weight bytes streamed, for each type, with the scalar reference, SIMD on 1
+// thread and SIMD on 2 threads, next to the wasm memory read bandwidth
+// measured in the same run; then a 32-token matrix x matrix against 32
+// separate matrix x vector calls.
+//
+// The 4096 x 4096 weights are cycled through copies totalling >= 256 MB so
+// they stream from memory, not from a large last-level cache.
+#include <wasm_simd128.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compute/matmul.h"
+#include "quant/fp16.h"
+#include "quant/quant_traits.h"
+
+using namespace wasmlm;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int64_t kDim = 4096;
+constexpr uint64_t kStreamBytes = 256ull << 20;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Runs fn repeatedly for at least `min_seconds`; returns the best time per call.
+template <typename F>
+double best_time(F&& fn, double min_seconds = 0.4, int min_reps = 3) {
+  double best = 1e30, total = 0;
+  for (int rep = 0; rep < min_reps || total < min_seconds; ++rep) {
+    auto t0 = Clock::now();
+    fn();
+    double t = seconds_since(t0);
+    best = std::min(best, t);
+    total += t;
+  }
+  return best;
+}
+
+double memory_read_gbps() {
+  const size_t n = (1ull << 30) / sizeof(float);
+  std::vector<float> buf(n, 1.0f);
+  float sink = 0;
+  double t = best_time([&] {
+    v128_t a0 = wasm_f32x4_splat(0), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t i = 0; i < n; i += 16) {
+      a0 = wasm_f32x4_add(a0, wasm_v128_load(&buf[i]));
+      a1 = wasm_f32x4_add(a1, wasm_v128_load(&buf[i + 4]));
+      a2 = wasm_f32x4_add(a2, wasm_v128_load(&buf[i + 8]));
+      a3 = wasm_f32x4_add(a3, wasm_v128_load(&buf[i + 12]));
+    }
+    v128_t s = wasm_f32x4_add(wasm_f32x4_add(a0, a1), wasm_f32x4_add(a2, a3));
+    sink += wasm_f32x4_extract_lane(s, 0);
+  }, 1.0, 3);
+  if (sink == 42) std::printf(" ");
+  return (n * sizeof(float)) / t / 1e9;
+}
+
+// Random weights: quantized Gaussian rows where a quantizer exists, else
+// random blocks with small fp16 scales.
+std::vector<uint8_t> make_weights(GgmlType type, std::mt19937& rng) {
+  const uint64_t row_bytes = *ggml_nbytes(type, kDim);
+  std::vector<uint8_t> w(row_bytes * kDim);
+  const QuantTraits& t = quant_traits(type);
+  if (t.from_float) {
+    std::normal_distribution<float> dist(0.f, 1.f);
+    std::vector<float> row(kDim);
+    for (int64_t r = 0; r < kDim; ++r) {
+      for (auto& v : row) v = dist(rng);
+      t.from_float(row.data(), w.data() + r * row_bytes, kDim);
+    }
+    return w;
+  }
+  for (auto& b : w) b = static_cast<uint8_t>(rng());
+  const GgmlTypeInfo& info = ggml_type_info(type);
+  const uint16_t h = fp32_to_fp16(0.01f);
+  for (uint64_t b = 0; b < w.size() / info.type_size; ++b) {
+    uint8_t* blk = w.data() + b * info.type_size;
+    if (type == GgmlType::Q2_K) { std::memcpy(blk + 80, &h, 2); std::memcpy(blk + 82, &h, 2); }
+    if (type == GgmlType::Q3_K) std::memcpy(blk + 108, &h, 2);
+    if (type == GgmlType::IQ4_XS) std::memcpy(blk, &h, 2);
+  }
+  return w;
+}
+
+struct Row {
+  std::string type;
+  double scalar, simd1, simd2, mm_ratio;
+};
+
+}  // namespace
+
+int main() {
+  std::printf("wasmlm kernel benchmark (wasm SIMD-128 under Node; %lld x %lld weights, GB/s of weight bytes)\n\n",
+              (long long)kDim, (long long)kDim);
+  const double bw = memory_read_gbps();
+  std::printf("memory read bandwidth (1 GiB SIMD sum, 1 thread): %.2f GB/s\n\n", bw);
+  std::fflush(stdout);
+
+  ThreadPool pool1(1), pool2(2);
+  MatmulScratch scratch;
+  std::mt19937 rng(42);
+  std::vector<float> x(kDim * 32), y(kDim * 32);
+  std::normal_distribution<float> dist(0.f, 1.f);
+  for (auto& v : x) v = dist(rng);
+
+  const GgmlType types[] = {GgmlType::F32,  GgmlType::F16,  GgmlType::BF16, GgmlType::Q4_0,   GgmlType::Q4_1,
+                            GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q2_K,   GgmlType::Q3_K,
+                            GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_NL, GgmlType::IQ4_XS};
+  std::vector<Row> rows;
+  std::printf("| type | scalar 1T | SIMD 1T | SIMD 2T | SIMD 1T / bandwidth | 2T / 1T | matmul 32 tok / 32 matvec |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  for (GgmlType type : types) {
+    const uint64_t bytes = *ggml_nbytes(type, kDim) * kDim;
+    const size_t copies = std::max<size_t>(1, (kStreamBytes + bytes - 1) / bytes);
+    std::vector<std::vector<uint8_t>> mats;
+    mats.push_back(make_weights(type, rng));
+    for (size_t c = 1; c < copies; ++c) mats.push_back(mats.front());
+    size_t next = 0;
+    auto weight = [&]() {
+      const auto& m = mats[next++ % mats.size()];
+      return WeightMatrix{type, kDim, kDim, m.data(), *ggml_nbytes(type, kDim)};
+    };
+    auto gbps = [&](ThreadPool& pool, KernelChoice k) {
+      const double t = best_time([&] {
+        for (size_t c = 0; c < mats.size(); ++c) matvec(weight(), x.data(), y.data(), pool, scratch, k);
+      }, k == KernelChoice::Reference ? 0.5 : 0.8, k == KernelChoice::Reference ? 1 : 3);
+      return double(bytes) * mats.size() / t / 1e9;
+    };
+    Row row{ggml_type_info(type).name, gbps(pool1, KernelChoice::Reference), gbps(pool1, KernelChoice::Best),
+            gbps(pool2, KernelChoice::Best), 0};
+    // Batch: 32 tokens in one matmul versus 32 matvec calls, same weights.
+    const double t_mm = best_time([&] { matmul(weight(), x.data(), 32, y.data(), pool1, scratch); }, 0.5);
+    const double t_mv = best_time([&] {
+      WeightMatrix w = weight();
+      for (int tok = 0; tok < 32; ++tok) matvec(w, x.data() + tok * kDim, y.data(), pool1, scratch);
+    }, 0.5);
+    row.mm_ratio = t_mv / t_mm;
+    std::printf("| %s | %.2f | %.2f | %.2f | %.0f%% | %.2fx | %.2fx |\n", row.type.c_str(), row.scalar, row.simd1,
+                row.simd2, 100 * row.simd1 / bw, row.simd2 / row.simd1, row.mm_ratio);
+    std::fflush(stdout);
+    rows.push_back(row);
+  }
+  return 0;
+}

@@ -9,12 +9,14 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
 #include "core/error.h"
 #include "core/ggml_type.h"
 #include "format/incremental_parser.h"
+#include "quant/tensor_stats.h"
 
 using emscripten::val;
 using namespace wasmlm;
@@ -137,7 +139,9 @@ val describe_file(const ModelFile& f) {
   out.set("dataOffset", static_cast<double>(f.data_offset));
   out.set("fileSize", static_cast<double>(f.file_size));
   out.set("trailingBytes", static_cast<double>(f.trailing_bytes));
-  val metadata = val::object(), types = val::object();
+  // Keys come from the file: a null-prototype object keeps "__proto__" a key.
+  val metadata = val::global("Object").call<val>("create", val::null());
+  val types = val::global("Object").call<val>("create", val::null());
   for (const auto& [key, value] : f.metadata.entries()) {
     metadata.set(key, scalar_value(value));
     types.set(key, type_label(value.type, value.array.get()));
@@ -210,6 +214,47 @@ class Parser {
   std::vector<uint8_t> staging_;
 };
 
+// Dequantizes a tensor streamed through the staging buffer and summarizes it.
+class TensorStatsBinding {
+ public:
+  TensorStatsBinding(uint32_t type_id, double n_elements) {
+    error_ = guarded([&] {
+      const GgmlTypeInfo* info = ggml_type_info(type_id);
+      if (!info) fail(ErrorCode::Unsupported, kNoOffset, "unknown tensor type id " + std::to_string(type_id));
+      stats_ = std::make_unique<TensorStats>(info->type, static_cast<uint64_t>(n_elements));
+    });
+  }
+  val error() const { return error_; }
+  uintptr_t staging(size_t n) {
+    if (staging_.size() < n) staging_.resize(n);
+    return reinterpret_cast<uintptr_t>(staging_.data());
+  }
+  val push(size_t n) {
+    return guarded([&] {
+      if (!stats_ || n > staging_.size()) fail(ErrorCode::Internal, kNoOffset, "push without a valid tensor");
+      stats_->add_bytes(staging_.data(), n);
+    });
+  }
+  val result() const {
+    val out = val::object();
+    if (!stats_) return out;
+    out.set("n", static_cast<double>(stats_->count()));
+    out.set("sum", stats_->sum());
+    out.set("sumsq", stats_->sum_of_squares());
+    out.set("min", stats_->min());
+    out.set("max", stats_->max());
+    const auto& first = stats_->first_values();
+    out.set("first32", typed_copy("Float32Array", first.data(), first.size() * 4, 4));
+    out.set("complete", stats_->complete());
+    return out;
+  }
+
+ private:
+  std::unique_ptr<TensorStats> stats_;
+  std::vector<uint8_t> staging_;
+  val error_ = val::null();
+};
+
 val type_table() {
   val out = val::array();
   for (uint32_t id = 0; id < 64; ++id) {
@@ -267,6 +312,12 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("directoryComplete", &Parser::directory_complete)
       .function("describe", &Parser::describe)
       .function("releaseStaging", &Parser::release_staging);
+  emscripten::class_<TensorStatsBinding>("TensorStats")
+      .constructor<uint32_t, double>()
+      .function("error", &TensorStatsBinding::error)
+      .function("staging", &TensorStatsBinding::staging)
+      .function("push", &TensorStatsBinding::push)
+      .function("result", &TensorStatsBinding::result);
   emscripten::function("typeTable", &type_table);
   emscripten::function("threadedBuild", &threaded_build);
   emscripten::function("threadSelfTest", &thread_self_test);

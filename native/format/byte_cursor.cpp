@@ -60,6 +60,7 @@ void ByteCursor::values(void* out, uint64_t n, uint32_t size, const char* what) 
   if (__builtin_mul_overflow(n, uint64_t(size), &total))
     fail(ErrorCode::TooLarge, pos(), std::string("expected ") + what + ": element count overflows");
   require(total, what);
+  if (total == 0) return;  // `out` may be null (an empty vector's data())
   auto* dst = static_cast<uint8_t*>(out);
   std::memcpy(dst, data_ + cur_, total);
   cur_ += total;

@@ -50,7 +50,7 @@ class GgufReader final : public FormatReader {
     // Smallest possible entries: a KV is a key length, one key byte, a type and a 1-byte value.
     uint64_t len_size = version == 1 ? 4 : 8;
     check_count(in, n_kv, len_size + 1 + 4 + 1, limits::kMaxMetadataEntries, "metadata entries", 8 + len_size);
-    check_count(in, n_tensors, len_size + 4 + 4 + 4 + 8, limits::kMaxTensors, "tensors", 8 + 2 * len_size);
+    check_count(in, n_tensors, len_size + 4 + 4 + 4 + 8, limits::kMaxTensors, "tensors", 8);
     out.format = FileFormat::Gguf;
     out.version = version;
     out.big_endian = big;
@@ -101,6 +101,7 @@ class GgufReader final : public FormatReader {
     MetaValue value = read_value(in, static_cast<MetaType>(type), 0);
     if (!out.metadata.add(key, std::move(value)))
       fail(ErrorCode::BadFormat, at, "duplicate metadata key '" + key + "'");
+    if (key == "general.alignment") alignment_at_ = at;
     if (++kv_done_ < n_kv_) return UnitResult::Continue;
     return finish_metadata(in, out);
   }
@@ -179,7 +180,7 @@ class GgufReader final : public FormatReader {
     if (const MetaValue* v = out.metadata.find("general.alignment")) {
       auto a = v->as_uint();
       if (!a || *a == 0 || (*a & (*a - 1)) != 0 || *a > limits::kMaxAlignment)
-        fail(ErrorCode::BadFormat, kNoOffset, "expected general.alignment to be a power of two up to 1 MiB");
+        fail(ErrorCode::BadFormat, alignment_at_, "expected general.alignment to be a power of two up to 1 MiB");
       alignment_ = static_cast<uint32_t>(*a);
     }
     out.alignment = alignment_;
@@ -250,8 +251,11 @@ class GgufReader final : public FormatReader {
   static void validate_layout(ModelFile& out, uint64_t header_end) {
     std::vector<size_t> order(out.tensors.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    // Zero-size tensors first among equal offsets: they sit at the next tensor's offset.
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return out.tensors[a].offset < out.tensors[b].offset;
+      const TensorInfo& x = out.tensors[a];
+      const TensorInfo& y = out.tensors[b];
+      return x.offset != y.offset ? x.offset < y.offset : x.nbytes < y.nbytes;
     });
     check_unique_tensor_names(out, header_end);
     uint64_t end = 0;
@@ -281,6 +285,7 @@ class GgufReader final : public FormatReader {
   uint32_t version_ = 0;
   uint64_t n_tensors_ = 0, n_kv_ = 0, kv_done_ = 0;
   uint32_t alignment_ = 32;
+  uint64_t alignment_at_ = kNoOffset;  // where the general.alignment entry starts
 };
 
 }  // namespace

@@ -90,10 +90,17 @@ void IncrementalParser::drain() {
       case Phase::Header:
         if (!run_unit()) return;
         break;
-      case Phase::TensorData:
+      case Phase::TensorData: {
+        // A zero-size tensor needs no bytes, even at the very end of the file.
+        const TensorInfo& t = file_.tensors[data_order_[data_next_]];
+        if (t.nbytes == 0 && t.offset <= window_start()) {
+          end_of_tensor();
+          break;
+        }
         if (avail() == 0) return;
         consume_data();
         break;
+      }
       case Phase::Done:
         // GGUF padding or unused bytes after the last tensor.
         head_ = window_.size();
@@ -148,8 +155,12 @@ void IncrementalParser::on_unit(UnitResult r) {
       gguf_ = true;
       data_order_.resize(file_.tensors.size());
       for (size_t i = 0; i < data_order_.size(); ++i) data_order_[i] = i;
-      std::sort(data_order_.begin(), data_order_.end(),
-                [&](size_t a, size_t b) { return file_.tensors[a].offset < file_.tensors[b].offset; });
+      // Zero-size tensors first among equal offsets (as validate_layout orders them).
+      std::sort(data_order_.begin(), data_order_.end(), [&](size_t a, size_t b) {
+        const TensorInfo& x = file_.tensors[a];
+        const TensorInfo& y = file_.tensors[b];
+        return x.offset != y.offset ? x.offset < y.offset : x.nbytes < y.nbytes;
+      });
       data_next_ = 0;
       phase_ = data_order_.empty() ? Phase::Done : Phase::TensorData;
       while (phase_ == Phase::TensorData && file_.tensors[data_order_[data_next_]].nbytes == 0 &&

@@ -68,8 +68,11 @@ class LegacyLlamaReader final : public FormatReader {
     for (int i = 0; i < 7; ++i) hp[i] = in.u32(kNames[i]);
     uint32_t n_vocab = hp[0], n_embd = hp[1], n_mult = hp[2];
     uint64_t min_token = out.format == FileFormat::Ggml ? 4 : 8;
-    if (n_vocab > limits::kMaxVocab || n_vocab > in.bytes_left_in_file() / min_token)
-      fail(ErrorCode::TooLarge, in.pos() - 28, "vocabulary of " + std::to_string(n_vocab) + " tokens does not fit in the file");
+    if (n_vocab > limits::kMaxVocab)
+      fail(ErrorCode::TooLarge, in.pos() - 28,
+           "vocabulary of " + std::to_string(n_vocab) + " tokens exceeds the limit of " + std::to_string(limits::kMaxVocab));
+    if (n_vocab > in.bytes_left_in_file() / min_token)
+      fail(ErrorCode::Truncated, in.pos() - 28, "vocabulary of " + std::to_string(n_vocab) + " tokens does not fit in the file");
     out.version = version;
     out.alignment = out.format == FileFormat::Ggjt ? 32 : 1;
     Metadata& m = out.metadata;

@@ -1,0 +1,90 @@
+// The human-readable report of `wasmlm inspect`.
+import { formatLabel, shortestFloat32 } from '../display.js';
+import { formatCount, quote, table, words } from './text.js';
+
+const ARRAY_PREVIEW = 3;
+
+export function inspectReport(result, { name } = {}) {
+  const sections = [overview(result, name), architecture(result), tokenizer(result), metadata(result),
+    tensors(result), bytesByType(result), warnings(result)];
+  return sections.filter(Boolean).join('\n\n') + '\n';
+}
+
+function overview(r, name) {
+  const rows = [];
+  if (name) rows.push(['file', name]);
+  rows.push(['format', `${formatLabel(r)}, ${r.endianness}-endian${r.alignment > 1 ? `, alignment ${r.alignment}` : ''}`]);
+  const dataAt = r.dataOffset > 0 ? `, tensor data from byte ${formatCount(r.dataOffset)}` : '';
+  rows.push(['size', `${formatCount(r.fileSize)} bytes${dataAt}`]);
+  rows.push(['parameters', `${formatCount(r.parameterCount)} in ${r.tensors.length} tensors`]);
+  if (r.split) rows.push(['split', `part ${r.split.no + 1} of ${r.split.count}, ${r.split.tensorsCount} tensors in all`]);
+  return table(rows, { indent: '' });
+}
+
+function architecture(r) {
+  const { name, ...fields } = r.architecture;
+  const rows = Object.entries(fields)
+    .filter(([, v]) => v != null)
+    .map(([k, v]) => [words(k), typeof v === 'string' ? v : scalar(v)]);
+  return `Architecture: ${name ?? 'unknown'}\n${table(rows)}`;
+}
+
+function tokenizer(r) {
+  const t = r.tokenizer;
+  if (t.model == null && t.size == null) return 'Tokenizer: none in the file';
+  const head = `Tokenizer: ${t.model ?? 'unknown'}${t.size != null ? `, ${formatCount(t.size)} tokens` : ''}`;
+  const rows = Object.entries(t)
+    .filter(([k, v]) => v != null && k !== 'model' && k !== 'size')
+    .map(([k, v]) => [words(k), tokenName(r, k, v)]);
+  return rows.length ? `${head}\n${table(rows)}` : head;
+}
+
+function metadata(r) {
+  const keys = Object.keys(r.metadata);
+  const rows = keys.map((k) => [k, r.metadataTypes[k], value(r.metadata[k], r.metadataTypes[k])]);
+  return `Metadata (${keys.length} keys)${rows.length ? `\n${table(rows)}` : ''}`;
+}
+
+function tensors(r) {
+  const rows = [['name', 'type', 'shape', 'bytes']];
+  for (const t of r.tensors) rows.push([t.name, t.type, t.shape.join(' × '), formatCount(t.nbytes)]);
+  return `Tensors (${r.tensors.length})\n${table(rows, { right: [3] })}`;
+}
+
+function bytesByType(r) {
+  const total = Object.values(r.bytesByType).reduce((a, b) => a + b, 0);
+  const rows = Object.entries(r.bytesByType)
+    .sort((a, b) => b[1] - a[1])
+    .map(([type, bytes]) => [type, `${r.tensorCountByType[type]} tensors`, `${formatCount(bytes)} bytes`,
+      `${total ? ((100 * bytes) / total).toFixed(1) : '0.0'}%`]);
+  return `Bytes by type\n${table(rows, { right: [1, 2, 3] })}`;
+}
+
+function warnings(r) {
+  if (!r.warnings.length) return null;
+  return `Warnings (${r.warnings.length})\n${r.warnings.map((w) => `  ${w}`).join('\n')}`;
+}
+
+const TOKEN_ID_FIELDS = new Set(['bos', 'eos', 'unk', 'pad']);
+
+/** A token id with its text, e.g. `1 "<s>"`. */
+function tokenName(r, field, id) {
+  const text = TOKEN_ID_FIELDS.has(field) ? r.metadata['tokenizer.ggml.tokens']?.[id] : undefined;
+  return text === undefined ? scalar(id) : `${id} ${quote(text)}`;
+}
+
+function scalar(v) {
+  if (typeof v === 'string') return quote(v);
+  if (typeof v === 'number') return shortestFloat32(v);
+  return String(v);
+}
+
+/** A metadata value on one line; long arrays as `[string × 32000] "<unk>", "<s>", …`. */
+function value(v, type = '') {
+  const isList = Array.isArray(v) || ArrayBuffer.isView(v);
+  if (!isList) return scalar(v);
+  const elem = /^array<(.*)>$/.exec(type)?.[1] ?? '?';
+  const items = Array.from(v.slice(0, ARRAY_PREVIEW), (x) => (Array.isArray(x) || ArrayBuffer.isView(x) ? `[${x.length}]` : scalar(x)));
+  const more = v.length > ARRAY_PREVIEW ? ', …' : '';
+  return `[${elem} × ${formatCount(v.length)}] ${items.join(', ')}${more}`.trimEnd();
+}

@@ -1,0 +1,46 @@
+// The one error type the package throws for bad input, failed reads and
+// cancellation. `code` says what went wrong, `offset` where in the file
+// (a byte offset, or null when the error is not tied to a position).
+
+/** Codes from the wasm core, plus IO (a source could not be read). */
+export const ERROR_CODES = Object.freeze([
+  'TRUNCATED', 'BAD_FORMAT', 'UNSUPPORTED', 'TOO_LARGE', 'REFUSED',
+  'OUT_OF_MEMORY', 'ABORTED', 'INTERNAL', 'IO',
+]);
+
+export class WasmLMError extends Error {
+  /**
+   * @param {string} code one of ERROR_CODES
+   * @param {string} message
+   * @param {{offset?: number|null, cause?: unknown}} [options]
+   */
+  constructor(code, message, { offset = null, cause } = {}) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'WasmLMError';
+    this.code = code;
+    this.offset = offset;
+  }
+
+  /** The message without its "at byte N: " prefix. */
+  get detail() {
+    return this.message.replace(/^at byte \d+: /, '');
+  }
+}
+
+/** Converts the `{code, offset, message}` object the bindings return. */
+export function errorFromBinding({ code, offset, message }) {
+  return new WasmLMError(code, message, { offset: offset ?? null });
+}
+
+/** Throws if a binding call returned an error object (they return null on success). */
+export function throwIfBindingError(result) {
+  if (result) throw errorFromBinding(result);
+}
+
+export function abortedError(signal) {
+  return new WasmLMError('ABORTED', 'the operation was aborted', { cause: signal?.reason });
+}
+
+export function throwIfAborted(signal) {
+  if (signal?.aborted) throw abortedError(signal);
+}

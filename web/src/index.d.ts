@@ -1,0 +1,317 @@
+// Types for the wasmlm package (hand-written; the code is plain ESM JavaScript).
+
+// ---------------------------------------------------------------- errors ----
+
+export type ErrorCode =
+  | 'TRUNCATED'     // the file ends before a structure is complete
+  | 'BAD_FORMAT'    // the bytes do not form a valid file of the detected format
+  | 'UNSUPPORTED'   // a valid file using a feature, type or version not handled
+  | 'TOO_LARGE'     // a declared size exceeds sane limits or the file size
+  | 'REFUSED'       // the input asks for something never done (e.g. code execution)
+  | 'OUT_OF_MEMORY'
+  | 'ABORTED'       // the caller's AbortSignal fired
+  | 'INTERNAL'      // a bug in wasmlm
+  | 'IO';           // the source could not be read (network, file system, HTTP status)
+
+export const ERROR_CODES: readonly ErrorCode[];
+
+export class WasmLMError extends Error {
+  constructor(code: ErrorCode, message: string, options?: { offset?: number | null; cause?: unknown });
+  readonly name: 'WasmLMError';
+  readonly code: ErrorCode;
+  /** Byte offset in the file where the problem was noticed; null when not tied to a position. */
+  readonly offset: number | null;
+  /** The message without its "at byte N: " prefix. */
+  readonly detail: string;
+}
+
+// --------------------------------------------------------------- sources ----
+
+/** Where model bytes come from. */
+export interface ByteSource {
+  /** Total bytes, when known. */
+  size: number | undefined;
+  /** Random access; returns fewer bytes than asked only at the end of the file. */
+  read?(offset: number, length: number): Promise<Uint8Array>;
+  /** The whole file in order, for sources without random access. */
+  stream?(): ReadableStream<Uint8Array>;
+  close?(): void | Promise<void>;
+}
+
+/**
+ * - string: an http(s)/blob:/data: URL; in Node also a path or file: URL
+ *   (in a browser a relative string is resolved against the page)
+ * - URL, Blob/File, ArrayBuffer, typed array or Node Buffer
+ * - Response, ReadableStream or (in Node) stream.Readable: read once, in order
+ * - a ByteSource of your own
+ */
+export type InspectInput =
+  | string
+  | URL
+  | Blob
+  | ArrayBuffer
+  | ArrayBufferView
+  | Response
+  | ReadableStream<Uint8Array>
+  | NodeReadableLike
+  | ByteSource;
+
+/** A Node stream.Readable (typed structurally: no dependency on @types/node). */
+export interface NodeReadableLike {
+  pipe(destination: any, options?: any): unknown;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  read(size?: number): unknown;
+}
+
+export interface SourceOptions {
+  signal?: AbortSignal;
+  /** Used for URLs instead of the global fetch. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * Opens `input` as a ByteSource. URLs are probed with a Range request: a 206
+ * gives random access; a 200 (Range ignored) gives a stream of the body.
+ */
+export function openByteSource(input: InspectInput, options?: SourceOptions): Promise<ByteSource>;
+
+// ------------------------------------------------------------------ wasm ----
+
+export interface WasmTypeInfo {
+  id: number;
+  name: string;
+  blockSize: number;
+  typeSize: number;
+  quantized: boolean;
+}
+
+export interface BindingError {
+  code: ErrorCode;
+  offset: number | null;
+  message: string;
+}
+
+export interface ParserNeed {
+  phase: 'header' | 'data' | 'done';
+  /** File offset of the next byte to push. */
+  offset: number;
+  /** header: at least this many more bytes; data: bytes to the end of `tensor`'s data. */
+  length: number;
+  /** data: index into describe().tensors; else -1. */
+  tensor: number;
+}
+
+/** The incremental model-file parser of the wasm core (an Embind object: call delete()). */
+export interface WasmParser {
+  need(): ParserNeed;
+  /** Address of a staging buffer of at least n bytes in the wasm heap. */
+  staging(n: number): number;
+  push(n: number): BindingError | null;
+  skipData(): BindingError | null;
+  finish(): BindingError | null;
+  directoryComplete(): boolean;
+  describe(): RawModelDirectory;
+  releaseStaging(): void;
+  delete(): void;
+}
+
+/** The Emscripten module of the wasm core. */
+export interface WasmModule {
+  Parser: new (fileSize: number) => WasmParser;
+  typeTable(): WasmTypeInfo[];
+  threadedBuild(): boolean;
+  /** Runs n threads; returns how many ran (n in the pthreads build, 1 otherwise). */
+  threadSelfTest(n: number): number;
+  HEAPU8: Uint8Array;
+  PThread?: { terminateAllThreads(): void };
+}
+
+export interface LoadOptions {
+  /**
+   * More than 1 asks for the pthreads build, used where shared memory works
+   * (Node; a cross-origin-isolated browser Worker), else the single-threaded
+   * build is returned. The first pthreads load fixes the worker pool size.
+   */
+  threads?: number;
+}
+
+/** Loads (once per build) the wasm core. */
+export function loadWasmModule(options?: LoadOptions): Promise<WasmModule>;
+/** The build loadWasmModule({threads}) picks in this environment. */
+export function chooseVariant(threads?: number): 'st' | 'mt';
+/** Stops the pthreads of every loaded module and forgets them (lets Node exit). */
+export function releaseWasmModules(): Promise<void>;
+
+// ------------------------------------------------------------- directory ----
+
+export type MetadataTypeName = string; // 'u32' | 'f32' | 'string' | 'array<string>' | 'array<array<i32>>' ...
+
+/** A metadata value as decoded by inspect(). */
+export type MetadataValue =
+  | number
+  | bigint
+  | string
+  | boolean
+  | Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array
+  | Float32Array | Float64Array | BigUint64Array | BigInt64Array
+  | boolean[]
+  | string[]
+  | MetadataValue[];
+
+/** How the bindings pass string arrays; see unpackStrings(). */
+export interface PackedStrings {
+  packedStrings: Uint8Array;
+  /** n + 1 offsets into packedStrings. */
+  offsets: Uint32Array;
+}
+
+export interface TensorInfo {
+  name: string;
+  /** ggml type name, e.g. 'F32', 'Q4_0'. */
+  type: string;
+  typeId: number;
+  /** Dimensions in ggml order (ne0 first: the row length). */
+  shape: number[];
+  /** Absolute byte offset of the data in the file. */
+  offset: number;
+  nbytes: number;
+}
+
+export type ModelFormat = 'gguf' | 'rwkv-bin' | 'ggml' | 'ggmf' | 'ggjt';
+
+/** parser.describe() as returned by the bindings (string arrays still packed). */
+export interface RawModelDirectory {
+  format: ModelFormat;
+  version: number;
+  endianness: 'little' | 'big';
+  alignment: number;
+  dataOffset: number;
+  /** 0 when unknown. */
+  fileSize: number;
+  trailingBytes: number;
+  metadata: Record<string, unknown>;
+  metadataTypes: Record<string, MetadataTypeName>;
+  tensors: TensorInfo[];
+  warnings: string[];
+}
+
+/** Runs the parser over a source until the tensor directory is complete. */
+export function readModelDirectory(
+  wasm: WasmModule,
+  source: ByteSource,
+  options?: { signal?: AbortSignal },
+): Promise<RawModelDirectory>;
+
+export function decodeMetadata(metadata: Record<string, unknown>): Record<string, MetadataValue>;
+/** Decodes packed strings as UTF-8 (invalid bytes become U+FFFD). */
+export function unpackStrings(packed: PackedStrings): string[];
+
+// --------------------------------------------------------------- inspect ----
+
+export interface TokenizerSummary {
+  /** tokenizer.ggml.model: 'llama', 'gpt2', 'bert', ... */
+  model: string | null;
+  /** Number of tokens. */
+  size: number | null;
+  bos: number | null;
+  eos: number | null;
+  unk: number | null;
+  pad: number | null;
+  /** tokenizer.ggml.pre: the pre-tokenizer name. */
+  pre: string | null;
+  addBos: boolean | null;
+  addEos: boolean | null;
+  hasChatTemplate: boolean;
+}
+
+/** Hyperparameters from the `${architecture}.*` keys; null when absent. */
+export interface ArchitectureSummary {
+  name: string | null;
+  contextLength: number | null;
+  embeddingLength: number | null;
+  blockCount: number | null;
+  feedForwardLength: number | number[] | null;
+  headCount: number | number[] | null;
+  headCountKv: number | number[] | null;
+  keyLength: number | null;
+  valueLength: number | null;
+  layerNormEpsilon: number | null;
+  layerNormRmsEpsilon: number | null;
+  vocabSize: number | null;
+  ropeDimensionCount: number | null;
+  ropeFreqBase: number | null;
+  ropeScalingType: string | null;
+  ropeScalingFactor: number | null;
+  expertCount: number | null;
+  expertUsedCount: number | null;
+  /** RWKV models: '4', '5', '5.1', '5.2', '6', '7'. */
+  rwkvVersion: string | null;
+}
+
+export interface SplitSummary {
+  /** 0-based index of this part. */
+  no: number | null;
+  count: number | null;
+  tensorsCount: number | null;
+}
+
+export interface InspectResult {
+  format: ModelFormat;
+  version: number;
+  endianness: 'little' | 'big';
+  alignment: number;
+  dataOffset: number;
+  /** null when unknown (a stream without a length, left after a GGUF header). */
+  fileSize: number | null;
+  trailingBytes: number;
+  metadata: Record<string, MetadataValue>;
+  metadataTypes: Record<string, MetadataTypeName>;
+  tensors: TensorInfo[];
+  /** Elements over all tensors; a BigInt only past 2^53. */
+  parameterCount: number | bigint;
+  bytesByType: Record<string, number>;
+  tensorCountByType: Record<string, number>;
+  tokenizer: TokenizerSummary;
+  architecture: ArchitectureSummary;
+  split: SplitSummary | null;
+  warnings: string[];
+}
+
+export interface InspectOptions extends SourceOptions {
+  /** A loaded module to use (default: the single-threaded build). */
+  wasm?: WasmModule;
+}
+
+/**
+ * Reads a model file's directory: format, metadata, tensors, and a summary.
+ * Reads only the header where the source allows random access.
+ * Rejects with a WasmLMError.
+ */
+export function inspect(input: InspectInput, options?: InspectOptions): Promise<InspectResult>;
+
+export interface TensorStatsResult {
+  name: string;
+  type: string;
+  /** ggml order: shape[0] is the row length. */
+  shape: number[];
+  n: number;
+  /** Sum and sum of squares of the dequantized values, in double precision. */
+  sum: number;
+  sumsq: number;
+  min: number;
+  max: number;
+  first32: number[];
+}
+
+/**
+ * Dequantizes tensor `name` in wasm and summarizes its values, reading only
+ * that tensor's bytes. Needs a source with random access.
+ */
+export function tensorStats(input: InspectInput, name: string, options?: InspectOptions): Promise<TensorStatsResult>;
+
+export function summarizeModel(
+  file: Omit<RawModelDirectory, 'metadata' | 'fileSize'> & { metadata: Record<string, MetadataValue>; fileSize: number | null },
+): InspectResult;
+export function parameterCount(tensors: Pick<TensorInfo, 'shape'>[]): number | bigint;
+/** RWKV version from a GGUF architecture name ('rwkv6') or rwkv.cpp tensor names. */
+export function rwkvVersion(architecture: string, tensors: Pick<TensorInfo, 'name' | 'shape'>[]): string | null;

@@ -55,6 +55,11 @@ inline uint16_t fp32_to_fp16(float f) {
   return static_cast<uint16_t>(sign | h);
 }
 
+// Table lookup of fp16_to_fp32 for the hot loops (256 KB, built on first use):
+// cheaper than the bit manipulation on targets without a conversion instruction.
+extern const float* const kFp16Table;
+inline float fp16_to_fp32_fast(uint16_t h) { return kFp16Table[h]; }
+
 inline float bf16_to_fp32(uint16_t h) { return fp32_from_bits(uint32_t(h) << 16); }
 
 // Round to nearest even; NaN stays NaN (ggml's rule).

@@ -34,7 +34,7 @@ float vec_dot_f16_f32_simd(int64_t n, const void* w, const void* a) {
     acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(simd::fp16x4_to_f32(wasm_u32x4_extend_high_u16x8(h)), wasm_v128_load(y + i + 4)));
   }
   float sum = simd::hsum_f32(wasm_f32x4_add(acc0, acc1));
-  for (; i < n; ++i) sum += fp16_to_fp32(x[i]) * y[i];
+  for (; i < n; ++i) sum += fp16_to_fp32_fast(x[i]) * y[i];
   return sum;
 }
 #endif

@@ -60,7 +60,7 @@ float vec_dot_iq4_xs_q8_K_simd(int64_t n, const void* w, const void* a) {
           simd::dot_i8x16(wasm_i8x16_swizzle(levels, wasm_u8x16_shr(v, 4)), wasm_v128_load(q8 + 16)));
       isum = wasm_i32x4_add(isum, wasm_i32x4_mul(s, wasm_i32x4_splat(ls - 32)));
     }
-    sum += fp16_to_fp32(x[i].d) * y[i].d * simd::hsum_i32(isum);
+    sum += fp16_to_fp32_fast(x[i].d) * y[i].d * simd::hsum_i32(isum);
   }
   return sum;
 }

@@ -70,7 +70,7 @@ float vec_dot_q2_K_q8_K_simd(int64_t n, const void* w, const void* a) {
         isum = wasm_i32x4_add(isum, wasm_i32x4_mul(s1, wasm_i32x4_splat(x[i].scales[is + 1] & 0xF)));
       }
     }
-    sum += y[i].d * (fp16_to_fp32(x[i].d) * simd::hsum_i32(isum) - fp16_to_fp32(x[i].dmin) * summs);
+    sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * simd::hsum_i32(isum) - fp16_to_fp32_fast(x[i].dmin) * summs);
   }
   return sum;
 }

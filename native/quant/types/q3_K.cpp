@@ -97,7 +97,7 @@ float vec_dot_q3_K_q8_K_simd(int64_t n, const void* w, const void* a) {
         isum = wasm_i32x4_add(isum, wasm_i32x4_mul(simd::dot_i8x16(l1, wasm_v128_load(q8 + 16)), wasm_i32x4_splat(scales[is + 1])));
       }
     }
-    sum += fp16_to_fp32(x[i].d) * y[i].d * simd::hsum_i32(isum);
+    sum += fp16_to_fp32_fast(x[i].d) * y[i].d * simd::hsum_i32(isum);
   }
   return sum;
 }

@@ -103,7 +103,7 @@ float vec_dot_q4_K_q8_K_simd(int64_t n, const void* w, const void* a) {
                                                  wasm_i32x4_mul(s1, wasm_i32x4_splat(sc1))));
       summs += m0 * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]) + m1 * (y[i].bsums[2 * j + 2] + y[i].bsums[2 * j + 3]);
     }
-    sum += y[i].d * (fp16_to_fp32(x[i].d) * simd::hsum_i32(isum) - fp16_to_fp32(x[i].dmin) * summs);
+    sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * simd::hsum_i32(isum) - fp16_to_fp32_fast(x[i].dmin) * summs);
   }
   return sum;
 }

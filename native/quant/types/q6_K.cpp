@@ -133,7 +133,7 @@ float vec_dot_q6_K_q8_K_simd(int64_t n, const void* w, const void* a) {
         isum = wasm_i32x4_add(isum, t);
       }
     }
-    sum += fp16_to_fp32(x[i].d) * y[i].d * simd::hsum_i32(isum);
+    sum += fp16_to_fp32_fast(x[i].d) * y[i].d * simd::hsum_i32(isum);
   }
   return sum;
 }

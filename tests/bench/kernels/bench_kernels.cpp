@@ -97,7 +97,9 @@ struct Row {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  // Optional arguments: the type names to run (default: all).
+  std::vector<std::string> only(argv + 1, argv + argc);
   std::printf("wasmlm kernel benchmark (wasm SIMD-128 under Node; %lld x %lld weights, GB/s of weight bytes)\n\n",
               (long long)kDim, (long long)kDim);
   const double bw = memory_read_gbps();
@@ -118,6 +120,7 @@ int main() {
   std::printf("| type | scalar 1T | SIMD 1T | SIMD 2T | SIMD 1T / bandwidth | 2T / 1T | matmul 32 tok / 32 matvec |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   for (GgmlType type : types) {
+    if (!only.empty() && std::find(only.begin(), only.end(), ggml_type_info(type).name) == only.end()) continue;
     const uint64_t bytes = *ggml_nbytes(type, kDim) * kDim;
     const size_t copies = std::max<size_t>(1, (kStreamBytes + bytes - 1) / bytes);
     std::vector<std::vector<uint8_t>> mats;

@@ -38,17 +38,18 @@ inline void q5_high_bits(uint32_t qh, v128_t* lo, v128_t* hi) {
   *hi = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(b23, bit), bit), x10);
 }
 
-// IEEE half -> float for 4 lanes held as u32 (exact, incl. subnormals, inf, NaN).
+// IEEE half -> float for 4 lanes held as u32, exact: exponent and mantissa
+// moved into float position and scaled by 2^112 (which also turns
+// subnormal halves into the right normal floats); inf/NaN get an all-ones
+// exponent instead.
 inline v128_t fp16x4_to_f32(v128_t h) {
-  const v128_t w = wasm_i32x4_shl(h, 16);
-  const v128_t sign = wasm_v128_and(w, wasm_i32x4_splat(static_cast<int32_t>(0x80000000u)));
-  const v128_t two_w = wasm_i32x4_add(w, w);
-  const v128_t normalized = wasm_f32x4_mul(wasm_i32x4_add(wasm_u32x4_shr(two_w, 4), wasm_i32x4_splat(0xE0 << 23)),
-                                           wasm_f32x4_splat(0x1.0p-112f));
-  const v128_t denormalized = wasm_f32x4_sub(
-      wasm_v128_or(wasm_u32x4_shr(two_w, 17), wasm_i32x4_splat(126 << 23)), wasm_f32x4_splat(0.5f));
-  const v128_t is_denormal = wasm_u32x4_lt(two_w, wasm_i32x4_splat(1 << 27));
-  return wasm_v128_or(sign, wasm_v128_bitselect(denormalized, normalized, is_denormal));
+  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
+  const v128_t em = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x7FFF)), 13);
+  const v128_t scaled = wasm_f32x4_mul(em, wasm_f32x4_splat(0x1.0p112f));
+  const v128_t exp_mask = wasm_i32x4_splat(0x7C00);
+  const v128_t inf_nan = wasm_i32x4_eq(wasm_v128_and(h, exp_mask), exp_mask);
+  const v128_t special = wasm_v128_or(em, wasm_i32x4_splat(0x7F800000));
+  return wasm_v128_or(sign, wasm_v128_bitselect(special, scaled, inf_nan));
 }
 
 }  // namespace wasmlm::simd

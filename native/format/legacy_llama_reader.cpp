@@ -102,7 +102,8 @@ class LegacyLlamaReader final : public FormatReader {
     tokens.strings.reserve(std::min<uint32_t>(n_vocab_, 1 << 16));
     scores.elem_type = MetaType::F32;
     scores.count = scored ? n_vocab_ : 0;
-    scores.packed.resize(scores.count * 4);
+    // Grows with the tokens actually read, not with the declared count.
+    scores.packed.reserve(std::min<uint64_t>(scores.count, 1 << 16) * 4);
     for (uint32_t i = 0; i < n_vocab_; ++i) {
       uint64_t at = in.pos();
       uint32_t len = in.u32("token length");
@@ -111,7 +112,8 @@ class LegacyLlamaReader final : public FormatReader {
       tokens.strings.emplace_back(in.bytes(len, "token bytes"));
       if (scored) {
         float s = in.f32("token score");
-        std::memcpy(&scores.packed[i * 4], &s, 4);
+        const auto* bytes = reinterpret_cast<const uint8_t*>(&s);
+        scores.packed.insert(scores.packed.end(), bytes, bytes + 4);
       }
     }
     out.metadata.add("tokenizer.ggml.model", MetaValue::of_string("llama"));

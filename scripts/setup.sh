@@ -34,7 +34,9 @@ stamp=node_modules/.wasmlm-setup-stamp
 want=$(cat package.json package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)
 if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
   echo "setup: installing npm packages"
-  if [[ -f package-lock.json ]]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
+  # `npm install` (not `npm ci`): with omit-lockfile-registry-resolved set, as
+  # on these machines, npm ci rejects the lock's optional platform packages.
+  npm install --no-audit --no-fund --loglevel=error
   want=$(cat package.json package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)
   echo "$want" > "$stamp"
 fi

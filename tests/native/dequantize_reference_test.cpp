@@ -14,29 +14,16 @@
 
 #include "format/incremental_parser.h"
 #include "quant/quant_traits.h"
+#include "testdata.h"
 
 using namespace wasmlm;
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path reference_testdata() { return fs::path(WASMLM_REPO_ROOT) / ".." / "shared" / "testdata"; }
+fs::path reference_testdata() { return fs::path(wasmlm_test::testdata_dir()); }
 
-bool have_testdata_or_skip() {
-  if (fs::exists(reference_testdata())) return true;
-  const char* ci = std::getenv("CI");
-  if (ci && std::string(ci) == "true") {
-    ADD_FAILURE() << "../shared/testdata is missing (required in CI)";
-  } else {
-    std::fprintf(stderr, "NOTICE: ../shared/testdata missing; skipping reference dequantization tests\n");
-  }
-  return false;
-}
-
-std::vector<uint8_t> read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), {});
-}
+std::vector<uint8_t> read_file(const fs::path& p) { return wasmlm_test::read_file(p.string()); }
 
 struct Summary {
   uint64_t n = 0;
@@ -98,7 +85,7 @@ void check_reference_file(const fs::path& json_path, std::set<std::string>& type
 }  // namespace
 
 TEST(DequantizeReference, EveryTensorMatchesLlamaCppGgufPy) {
-  if (!have_testdata_or_skip()) GTEST_SKIP();
+  WASMLM_REQUIRE_TESTDATA();
   std::set<std::string> checked, pending;
   check_reference_file(reference_testdata() / "llama/stories260K/reference/dequant-reference.json", checked, pending);
   check_reference_file(reference_testdata() / "synth-kq/reference/dequant-reference.json", checked, pending);

@@ -11,18 +11,16 @@
 
 #include "format/incremental_parser.h"
 #include "quant/quant_traits.h"
+#include "testdata.h"
 
 using namespace wasmlm;
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path testdata() { return fs::path(WASMLM_REPO_ROOT) / ".." / "shared" / "testdata"; }
+fs::path testdata() { return fs::path(wasmlm_test::testdata_dir()); }
 
-std::vector<uint8_t> read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), {});
-}
+std::vector<uint8_t> read_file(const fs::path& p) { return wasmlm_test::read_file(p.string()); }
 
 struct Loaded {
   std::vector<uint8_t> bytes;
@@ -64,11 +62,7 @@ int compare_requantized(const Loaded& source, const Loaded& quantized, std::map<
 }  // namespace
 
 TEST(QuantizeReference, RequantizingTheF32ModelReproducesLlamaQuantizeOutput) {
-  if (!fs::exists(testdata())) {
-    const char* ci = std::getenv("CI");
-    if (ci && std::string(ci) == "true") FAIL() << "../shared/testdata is missing (required in CI)";
-    GTEST_SKIP() << "NOTICE: ../shared/testdata missing";
-  }
+  WASMLM_REQUIRE_TESTDATA();
   std::map<std::string, int> per_type;
   Loaded synth = load(testdata() / "synth-kq/synth-kq-F32.gguf");
   for (const char* name : {"synth-kq-pure-Q4_0", "synth-kq-pure-Q4_1", "synth-kq-pure-Q5_0", "synth-kq-pure-Q5_1",

@@ -14,6 +14,7 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/quant_traits.h"
+#include "testdata.h"
 
 using namespace wasmlm;
 namespace fs = std::filesystem;
@@ -61,7 +62,7 @@ void expect_dot_matches_dequantized(GgmlType type, const uint8_t* w, int64_t n, 
   EXPECT_NEAR(got, ref, 1e-5 * mag + 1e-6) << ggml_type_info(type).name << " n=" << n;
 }
 
-fs::path testdata() { return fs::path(WASMLM_REPO_ROOT) / ".." / "shared" / "testdata"; }
+fs::path testdata() { return fs::path(wasmlm_test::testdata_dir()); }
 
 }  // namespace
 
@@ -79,16 +80,11 @@ TEST(VecDot, RandomRowsOfEveryQuantizableTypeMatchDequantizedDot) {
 }
 
 TEST(VecDot, RealLlamaCppRowsOfEveryWeightTypeMatchDequantizedDot) {
-  if (!fs::exists(testdata())) {
-    const char* ci = std::getenv("CI");
-    if (ci && std::string(ci) == "true") FAIL() << "../shared/testdata is missing (required in CI)";
-    GTEST_SKIP() << "NOTICE: ../shared/testdata missing";
-  }
+  WASMLM_REQUIRE_TESTDATA();
   std::set<std::string> covered;
   for (const auto& entry : fs::directory_iterator(testdata() / "synth-kq")) {
     if (entry.path().extension() != ".gguf") continue;
-    std::ifstream f(entry.path(), std::ios::binary);
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), {});
+    std::vector<uint8_t> bytes = wasmlm_test::read_file(entry.path().string());
     ModelFile dir = read_model_directory(bytes.data(), bytes.size());
     for (const TensorInfo& t : dir.tensors) {
       if (!quant_traits(t.type).vec_dot || t.n_dims != 2) continue;

@@ -1,8 +1,10 @@
 #include "quant/k_scales.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "quant/blocks.h"
+#include "quant/fp16.h"
 #include "quant/quant_search.h"
 
 namespace wasmlm {
@@ -34,6 +36,28 @@ void requantize_k_levels(const float* x, const uint8_t packed[12], float d, floa
       L[32 * j + ii] = static_cast<uint8_t>(std::max(0, std::min(nmax, l)));
     }
   }
+}
+
+void quantize_k_block(const float* x, int nmax, float rmin, int nstep, uint8_t packed[12], uint16_t* d,
+                      uint16_t* dmin, uint8_t L[256]) {
+  uint8_t Laux[32];
+  float weights[32], mins[QK_K / 32], scales[QK_K / 32];
+  float max_scale = 0, max_min = 0;
+  for (int j = 0; j < QK_K / 32; ++j) {
+    float sum_x2 = 0;
+    for (int l = 0; l < 32; ++l) sum_x2 += x[32 * j + l] * x[32 * j + l];
+    const float av_x = std::sqrt(sum_x2 / 32);
+    for (int l = 0; l < 32; ++l) weights[l] = av_x + std::fabs(x[32 * j + l]);
+    scales[j] = make_qkx2_quants(32, nmax, x + 32 * j, weights, L + 32 * j, &mins[j], Laux, rmin, 0.1f, nstep, false);
+    max_scale = std::max(max_scale, scales[j]);
+    max_min = std::max(max_min, mins[j]);
+  }
+  const float inv_scale = max_scale > 0 ? 63.f / max_scale : 0.f;
+  const float inv_min = max_min > 0 ? 63.f / max_min : 0.f;
+  pack_k_scales(scales, mins, inv_scale, inv_min, packed);
+  *d = fp32_to_fp16(max_scale / 63.f);
+  *dmin = fp32_to_fp16(max_min / 63.f);
+  requantize_k_levels(x, packed, fp16_to_fp32(*d), fp16_to_fp32(*dmin), nmax, L);
 }
 
 }  // namespace wasmlm

@@ -5,6 +5,13 @@
 
 namespace wasmlm {
 
+// Q4_K/Q5_K: chooses the 8 sub-block scales and mins of one 256-value block
+// for levels in [0, nmax] (ggml's weighted search, weights av_x + |x|,
+// candidate scales from (rmin + 0.1 k + nmax)), packs them into `packed`,
+// stores the fp16 super-scales, and returns each value's level in L.
+void quantize_k_block(const float* x, int nmax, float rmin, int nstep, uint8_t packed[12], uint16_t* d,
+                      uint16_t* dmin, uint8_t L[256]);
+
 // Packs 8 scales and 8 mins (quantized with inv_scale/inv_min to 6 bits) into
 // the 12-byte layout get_scale_min_k4 reads.
 void pack_k_scales(const float scales[8], const float mins[8], float inv_scale, float inv_min, uint8_t out[12]);

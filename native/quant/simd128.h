@@ -14,6 +14,17 @@ inline v128_t dot_i8x16(v128_t a, v128_t b) {
                         wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(a), wasm_i16x8_extend_high_i8x16(b)));
 }
 
+// Integer dot of a 32-weight block given as two halves of signed bytes
+// (weights 0-15 and 16-31) with 32 int8 activations.
+inline v128_t block_dot_i8x32(v128_t lo, v128_t hi, const int8_t* q8) {
+  return wasm_i32x4_add(dot_i8x16(lo, wasm_v128_load(q8)), dot_i8x16(hi, wasm_v128_load(q8 + 16)));
+}
+
+// acc += float(isum) * d, lane-wise.
+inline v128_t add_scaled(v128_t acc, v128_t isum, float d) {
+  return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(isum), wasm_f32x4_splat(d)));
+}
+
 inline float hsum_f32(v128_t v) {
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));

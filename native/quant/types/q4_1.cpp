@@ -62,10 +62,8 @@ float vec_dot_q4_1_q8_1_simd(int64_t n, const void* w, const void* a) {
   float sum_ms = 0;
   for (int64_t i = 0; i < n / QK4_1; ++i) {
     const v128_t v = wasm_v128_load(x[i].qs);
-    const v128_t isum = wasm_i32x4_add(simd::dot_i8x16(wasm_v128_and(v, m4), wasm_v128_load(y[i].qs)),
-                                       simd::dot_i8x16(wasm_u8x16_shr(v, 4), wasm_v128_load(y[i].qs + 16)));
-    const float d = fp16_to_fp32_fast(x[i].d) * fp16_to_fp32_fast(y[i].d);
-    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(isum), wasm_f32x4_splat(d)));
+    const v128_t isum = simd::block_dot_i8x32(wasm_v128_and(v, m4), wasm_u8x16_shr(v, 4), y[i].qs);
+    acc = simd::add_scaled(acc, isum, fp16_to_fp32_fast(x[i].d) * fp16_to_fp32_fast(y[i].d));
     sum_ms += fp16_to_fp32_fast(x[i].m) * fp16_to_fp32_fast(y[i].s);
   }
   return simd::hsum_f32(acc) + sum_ms;

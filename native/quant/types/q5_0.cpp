@@ -81,10 +81,8 @@ float vec_dot_q5_0_q8_0_simd(int64_t n, const void* w, const void* a) {
     const v128_t v = wasm_v128_load(x[i].qs);
     const v128_t lo = wasm_i8x16_sub(wasm_v128_or(wasm_v128_and(v, m4), h_lo), s16);
     const v128_t hi = wasm_i8x16_sub(wasm_v128_or(wasm_u8x16_shr(v, 4), h_hi), s16);
-    const v128_t isum = wasm_i32x4_add(simd::dot_i8x16(lo, wasm_v128_load(y[i].qs)),
-                                       simd::dot_i8x16(hi, wasm_v128_load(y[i].qs + 16)));
-    const float d = fp16_to_fp32_fast(x[i].d) * fp16_to_fp32_fast(y[i].d);
-    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(isum), wasm_f32x4_splat(d)));
+    const v128_t isum = simd::block_dot_i8x32(lo, hi, y[i].qs);
+    acc = simd::add_scaled(acc, isum, fp16_to_fp32_fast(x[i].d) * fp16_to_fp32_fast(y[i].d));
   }
   return simd::hsum_f32(acc);
 }

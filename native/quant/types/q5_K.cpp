@@ -32,25 +32,9 @@ void dequantize_row_q5_K(const void* src, float* y, int64_t n) {
 
 void quantize_row_q5_K(const float* x, void* dst, int64_t n) {
   auto* y = static_cast<block_q5_K*>(dst);
-  uint8_t L[QK_K], Laux[32];
-  float weights[32], mins[QK_K / 32], scales[QK_K / 32];
+  uint8_t L[QK_K];
   for (int64_t i = 0; i < n / QK_K; ++i, x += QK_K) {
-    float max_scale = 0, max_min = 0;
-    for (int j = 0; j < QK_K / 32; ++j) {
-      float sum_x2 = 0;
-      for (int l = 0; l < 32; ++l) sum_x2 += x[32 * j + l] * x[32 * j + l];
-      const float av_x = std::sqrt(sum_x2 / 32);
-      for (int l = 0; l < 32; ++l) weights[l] = av_x + std::fabs(x[32 * j + l]);
-      scales[j] = make_qkx2_quants(32, 31, x + 32 * j, weights, L + 32 * j, &mins[j], Laux, -0.5f, 0.1f, 15, false);
-      max_scale = std::max(max_scale, scales[j]);
-      max_min = std::max(max_min, mins[j]);
-    }
-    const float inv_scale = max_scale > 0 ? 63.f / max_scale : 0.f;
-    const float inv_min = max_min > 0 ? 63.f / max_min : 0.f;
-    pack_k_scales(scales, mins, inv_scale, inv_min, y[i].scales);
-    y[i].d = fp32_to_fp16(max_scale / 63.f);
-    y[i].dmin = fp32_to_fp16(max_min / 63.f);
-    requantize_k_levels(x, y[i].scales, fp16_to_fp32(y[i].d), fp16_to_fp32(y[i].dmin), 31, L);
+    quantize_k_block(x, 31, -0.5f, 15, y[i].scales, &y[i].d, &y[i].dmin, L);
     uint8_t* qh = y[i].qh;
     uint8_t* ql = y[i].qs;
     std::memset(qh, 0, QK_K / 8);

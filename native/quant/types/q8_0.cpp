@@ -46,10 +46,8 @@ float vec_dot_q8_0_q8_0_simd(int64_t n, const void* w, const void* a) {
   const auto* y = static_cast<const block_q8_0*>(a);
   v128_t acc = wasm_f32x4_splat(0);
   for (int64_t i = 0; i < n / QK8_0; ++i) {
-    const v128_t isum = wasm_i32x4_add(simd::dot_i8x16(wasm_v128_load(x[i].qs), wasm_v128_load(y[i].qs)),
-                                       simd::dot_i8x16(wasm_v128_load(x[i].qs + 16), wasm_v128_load(y[i].qs + 16)));
-    const float d = fp16_to_fp32_fast(x[i].d) * fp16_to_fp32_fast(y[i].d);
-    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(isum), wasm_f32x4_splat(d)));
+    const v128_t isum = simd::block_dot_i8x32(wasm_v128_load(x[i].qs), wasm_v128_load(x[i].qs + 16), y[i].qs);
+    acc = simd::add_scaled(acc, isum, fp16_to_fp32_fast(x[i].d) * fp16_to_fp32_fast(y[i].d));
   }
   return simd::hsum_f32(acc);
 }

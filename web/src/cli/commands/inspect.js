@@ -1,9 +1,8 @@
 // wasmlm inspect FILE [--json]
-import { parseArgs } from 'node:util';
 import { inspect } from '../../inspect.js';
 import { inspectReport } from '../inspect-report.js';
 import { toJson } from '../json.js';
-import { UsageError } from '../usage-error.js';
+import { parseCommandArgs } from '../command-args.js';
 
 export const summary = "Show a model file's format, hyperparameters, tokenizer and tensors";
 
@@ -16,18 +15,10 @@ Options:
   -h, --help`;
 
 export async function run(args, { stdout }) {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    stdout.write(`${usage}\n`);
-    return 0;
-  }
-  if (positionals.length !== 1) throw new UsageError('inspect takes exactly one FILE', usage);
-  const [file] = positionals;
+  const parsed = parseCommandArgs(args, { usage, positionals: 1, expected: 'inspect takes exactly one FILE' }, stdout);
+  if (!parsed) return 0;
+  const [file] = parsed.positionals;
   const result = await inspect(file);
-  stdout.write(values.json ? `${toJson(result)}\n` : inspectReport(result, { name: file }));
+  stdout.write(parsed.values.json ? `${toJson(result)}\n` : inspectReport(result, { name: file }));
   return 0;
 }

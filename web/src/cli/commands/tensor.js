@@ -1,8 +1,7 @@
 // wasmlm tensor FILE NAME [--json]
-import { parseArgs } from 'node:util';
 import { tensorStats } from '../../tensor-stats.js';
 import { toJson } from '../json.js';
-import { UsageError } from '../usage-error.js';
+import { parseCommandArgs } from '../command-args.js';
 
 export const summary = 'Dequantize one tensor and print its count, sum, sum of squares and first values';
 
@@ -16,19 +15,11 @@ Options:
   -h, --help`;
 
 export async function run(args, { stdout }) {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    stdout.write(`${usage}\n`);
-    return 0;
-  }
-  if (positionals.length !== 2) throw new UsageError('tensor takes a FILE and a tensor NAME', usage);
-  const [file, name] = positionals;
+  const parsed = parseCommandArgs(args, { usage, positionals: 2, expected: 'tensor takes a FILE and a tensor NAME' }, stdout);
+  if (!parsed) return 0;
+  const [file, name] = parsed.positionals;
   const r = await tensorStats(file, name);
-  if (values.json) {
+  if (parsed.values.json) {
     stdout.write(`${toJson(r)}\n`);
     return 0;
   }

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "format/incremental_parser.h"
+#include "gguf_writer.h"
 
 using namespace wasmlm;
 
@@ -103,4 +105,35 @@ TEST(GgufSplit, AnOrdinaryFileIsItsOwnDirectory) {
   std::vector<ModelFile> one;
   one.push_back(f);
   EXPECT_EQ(merge_split_files(std::move(one)).tensors.size(), 1u);
+}
+
+// Shards as llama.cpp's gguf-split writes them: each a GGUF file with the
+// split keys; the first holds the model's metadata.
+TEST(GgufSplit, ShardsWrittenAsFilesParseAndMergeIntoOneDirectory) {
+  using namespace wasmlm_test;
+  std::vector<ModelFile> shards;
+  const char* names[3][2] = {{"token_embd.weight", "blk.0.attn_q.weight"}, {"blk.0.attn_k.weight", "blk.0.ffn_up.weight"},
+                             {"output.weight", "output_norm.weight"}};
+  for (uint16_t no = 0; no < 3; ++no) {
+    GgufSpec spec;
+    spec.kv.push_back({"split.no", GValue::u16(no)});
+    spec.kv.push_back({"split.count", GValue::u16(3)});
+    spec.kv.push_back({"split.tensors.count", GValue::i32(6)});
+    if (no == 0) spec.kv.push_back({"general.architecture", GValue::string("llama")});
+    for (const char* name : names[no]) spec.tensors.push_back(GTensor{name, {32, 4}, 0, {}, std::nullopt});
+    GgufLayout file = write_gguf(spec);
+    shards.push_back(read_model_directory(file.bytes.data(), file.bytes.size()));
+  }
+  auto info = gguf_split_info(shards[1]);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->no, 1u);
+  EXPECT_EQ(info->count, 3u);
+  std::swap(shards[0], shards[2]);
+  ModelFile m = merge_split_files(shards);
+  ASSERT_EQ(m.tensors.size(), 6u);
+  EXPECT_EQ(m.metadata.get_string("general.architecture"), "llama");
+  EXPECT_EQ(m.find_tensor("output.weight")->shard, 2u);
+  EXPECT_EQ(m.find_tensor("blk.0.attn_k.weight")->shard, 1u);
+  shards.pop_back();
+  EXPECT_THROW(merge_split_files(shards), Error);
 }

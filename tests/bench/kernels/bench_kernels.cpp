@@ -92,7 +92,7 @@ std::vector<uint8_t> make_weights(GgmlType type, std::mt19937& rng) {
 
 struct Row {
   std::string type;
-  double scalar, simd1, simd2, mm_ratio;
+  double scalar, simd1, simd2, in_cache, mm_ratio;
 };
 
 }  // namespace
@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
                             GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q2_K,   GgmlType::Q3_K,
                             GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_NL, GgmlType::IQ4_XS};
   std::vector<Row> rows;
-  std::printf("| type | scalar 1T | SIMD 1T | SIMD 2T | SIMD 1T / bandwidth | 2T / 1T | matmul 32 tok / 32 matvec |\n");
-  std::printf("|---|---|---|---|---|---|---|\n");
+  std::printf("| type | scalar 1T | SIMD 1T | SIMD 2T | SIMD 1T in cache | SIMD 1T / bandwidth | 2T / 1T | matmul 32 tok / 32 matvec |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
   for (GgmlType type : types) {
     if (!only.empty() && std::find(only.begin(), only.end(), ggml_type_info(type).name) == only.end()) continue;
     const uint64_t bytes = *ggml_nbytes(type, kDim) * kDim;
@@ -138,7 +138,21 @@ int main(int argc, char** argv) {
       return double(bytes) * mats.size() / t / 1e9;
     };
     Row row{ggml_type_info(type).name, gbps(pool1, KernelChoice::Reference), gbps(pool1, KernelChoice::Best),
-            gbps(pool2, KernelChoice::Best), 0};
+            gbps(pool2, KernelChoice::Best), 0, 0};
+    // The bare kernel on 32 rows that stay in L1/L2: its compute-bound speed.
+    {
+      const QuantTraits& t = quant_traits(type);
+      const uint64_t row_bytes = *ggml_nbytes(type, kDim);
+      std::vector<uint8_t> act(*ggml_nbytes(t.vec_dot_type, kDim));
+      quant_traits(t.vec_dot_type).from_float(x.data(), act.data(), kDim);
+      float sink = 0;
+      const double secs = best_time([&] {
+        for (int k = 0; k < 64; ++k)
+          for (int r = 0; r < 32; ++r) sink += t.vec_dot(kDim, mats.front().data() + r * row_bytes, act.data());
+      });
+      if (sink == 42) std::printf(" ");
+      row.in_cache = double(row_bytes) * 32 * 64 / secs / 1e9;
+    }
     // Batch: 32 tokens in one matmul versus 32 matvec calls, same weights.
     const double t_mm = best_time([&] { matmul(weight(), x.data(), 32, y.data(), pool1, scratch); }, 0.5);
     const double t_mv = best_time([&] {
@@ -146,8 +160,8 @@ int main(int argc, char** argv) {
       for (int tok = 0; tok < 32; ++tok) matvec(w, x.data() + tok * kDim, y.data(), pool1, scratch);
     }, 0.5);
     row.mm_ratio = t_mv / t_mm;
-    std::printf("| %s | %.2f | %.2f | %.2f | %.0f%% | %.2fx | %.2fx |\n", row.type.c_str(), row.scalar, row.simd1,
-                row.simd2, 100 * row.simd1 / bw, row.simd2 / row.simd1, row.mm_ratio);
+    std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %.0f%% | %.2fx | %.2fx |\n", row.type.c_str(), row.scalar,
+                row.simd1, row.simd2, row.in_cache, 100 * row.simd1 / bw, row.simd2 / row.simd1, row.mm_ratio);
     std::fflush(stdout);
     rows.push_back(row);
   }

@@ -187,7 +187,7 @@ void IncrementalParser::consume_data() {
     return;
   }
   size_t take = static_cast<size_t>(std::min<uint64_t>(n, t.offset + t.nbytes - at));
-  if (sink_) sink_->tensor_bytes(index, at - t.offset, p, take);
+  if (sink_) sink_->tensor_bytes(index, t, at - t.offset, p, take);
   head_ += take;
   if (at + take == t.offset + t.nbytes) end_of_tensor();
 }

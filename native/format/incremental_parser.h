@@ -18,11 +18,13 @@
 
 namespace wasmlm {
 
-// Receives tensor data as it streams past, in file order.
+// Receives tensor data as it streams past, in file order. `info` is the
+// tensor's directory entry (valid during the call).
 class TensorSink {
  public:
   virtual ~TensorSink() = default;
-  virtual void tensor_bytes(size_t tensor_index, uint64_t offset_in_tensor, const uint8_t* data, size_t n) = 0;
+  virtual void tensor_bytes(size_t tensor_index, const TensorInfo& info, uint64_t offset_in_tensor,
+                            const uint8_t* data, size_t n) = 0;
 };
 
 class IncrementalParser {

@@ -24,7 +24,8 @@ namespace {
 class CheckingSink final : public wasmlm::TensorSink {
  public:
   explicit CheckingSink(const wasmlm::IncrementalParser& parser) : parser_(parser) {}
-  void tensor_bytes(size_t index, uint64_t offset_in_tensor, const uint8_t* data, size_t n) override {
+  void tensor_bytes(size_t index, const wasmlm::TensorInfo&, uint64_t offset_in_tensor, const uint8_t* data,
+                    size_t n) override {
     const auto& tensors = parser_.file().tensors;
     if (index >= tensors.size() || offset_in_tensor + n > tensors[index].nbytes) std::abort();
     volatile uint8_t sink = 0;

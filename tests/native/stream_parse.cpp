@@ -10,7 +10,8 @@ class CollectingSink final : public wasmlm::TensorSink {
  public:
   CollectingSink(Streamed& out, const wasmlm::IncrementalParser& parser) : out_(out), parser_(parser) {}
 
-  void tensor_bytes(size_t index, uint64_t offset_in_tensor, const uint8_t* data, size_t n) override {
+  void tensor_bytes(size_t index, const wasmlm::TensorInfo&, uint64_t offset_in_tensor, const uint8_t* data,
+                    size_t n) override {
     const auto& tensors = parser_.file().tensors;
     if (index >= tensors.size()) {
       out_.problems.push_back("sink got tensor index " + std::to_string(index) + " of " +

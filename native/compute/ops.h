@@ -1,0 +1,52 @@
+// The small element-wise pieces of a transformer block (scalar; they are a
+// tiny part of the time next to the matrix products).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace wasmlm {
+
+// out = x / sqrt(mean(x^2) + eps) * weight
+inline void rmsnorm(float* out, const float* x, const float* weight, int64_t n, float eps) {
+  double ss = 0;
+  for (int64_t i = 0; i < n; ++i) ss += double(x[i]) * x[i];
+  const float scale = 1.0f / std::sqrt(static_cast<float>(ss / n) + eps);
+  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * scale * weight[i];
+}
+
+// In-place softmax over n values.
+inline void softmax(float* x, int64_t n) {
+  float max = x[0];
+  for (int64_t i = 1; i < n; ++i) max = std::fmax(max, x[i]);
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = std::exp(x[i] - max);
+    sum += x[i];
+  }
+  const float inv = static_cast<float>(1.0 / sum);
+  for (int64_t i = 0; i < n; ++i) x[i] *= inv;
+}
+
+inline float silu(float x) { return x / (1.0f + std::exp(-x)); }
+
+// RoPE in llama.cpp's "normal" layout: adjacent pairs (x[2i], x[2i+1]) of the
+// first n_rot dims of each head rotate by pos * scale * base^(-2i/n_rot);
+// angles built by repeated multiplication, as ggml does.
+inline void rope_normal(float* x, int n_heads, int head_dim, int n_rot, int pos, float freq_base, float freq_scale) {
+  const float theta_scale = std::pow(freq_base, -2.0f / n_rot);
+  for (int h = 0; h < n_heads; ++h) {
+    float* v = x + h * head_dim;
+    float theta = static_cast<float>(pos);
+    for (int i = 0; i < n_rot; i += 2) {
+      const float angle = theta * freq_scale;
+      const float c = std::cos(angle), s = std::sin(angle);
+      const float a = v[i], b = v[i + 1];
+      v[i] = a * c - b * s;
+      v[i + 1] = a * s + b * c;
+      theta *= theta_scale;
+    }
+  }
+}
+
+}  // namespace wasmlm

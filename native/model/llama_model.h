@@ -1,0 +1,71 @@
+// A LLaMA-family transformer (LLaMA 1/2/3, Mistral, TinyLlama, SmolLM ...)
+// over weights in a WeightStore, and a context that evaluates tokens with a
+// KV cache.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "compute/matmul.h"
+#include "model/llama_hparams.h"
+#include "model/weight_store.h"
+
+namespace wasmlm {
+
+struct LlamaLayer {
+  std::vector<float> attn_norm;  // (n_embd)
+  WeightMatrix wq;               // (n_head * head_dim, n_embd): rows x cols
+  WeightMatrix wk;               // (n_head_kv * head_dim, n_embd)
+  WeightMatrix wv;               // (n_head_kv * head_dim, n_embd)
+  WeightMatrix wo;               // (n_embd, n_head * head_dim)
+  std::vector<float> ffn_norm;   // (n_embd)
+  WeightMatrix w_gate;           // (n_ff, n_embd)
+  WeightMatrix w_up;             // (n_ff, n_embd)
+  WeightMatrix w_down;           // (n_embd, n_ff)
+};
+
+class LlamaModel {
+ public:
+  // Views the weights in `store`, which must outlive the model. Throws a
+  // typed error naming a missing tensor or a shape that does not fit.
+  LlamaModel(const ModelFile& file, const WeightStore& store);
+
+  const LlamaHParams& hparams() const { return hp_; }
+  const std::vector<LlamaLayer>& layers() const { return layers_; }
+  const WeightMatrix& token_embd() const { return token_embd_; }
+  const WeightMatrix& output() const { return output_; }  // token_embd when tied
+  const std::vector<float>& output_norm() const { return output_norm_; }
+
+ private:
+  LlamaHParams hp_;
+  WeightMatrix token_embd_;   // (n_vocab, n_embd)
+  std::vector<LlamaLayer> layers_;
+  std::vector<float> output_norm_;
+  WeightMatrix output_;       // (n_vocab, n_embd)
+};
+
+// One sequence: the KV cache (f32) and scratch buffers.
+class LlamaContext {
+ public:
+  LlamaContext(const LlamaModel& model, uint32_t n_ctx, ThreadPool& pool);
+
+  // Evaluates tokens at positions n_past() onwards; returns the logits
+  // (n_vocab floats) after the last one. Throws TooLarge past n_ctx.
+  const float* eval(const int32_t* tokens, int n_tokens);
+  uint32_t n_past() const { return n_past_; }
+  void reset() { n_past_ = 0; }
+
+ private:
+  void forward(int32_t token, uint32_t pos);
+
+  const LlamaModel& model_;
+  ThreadPool& pool_;
+  uint32_t n_ctx_;
+  uint32_t n_past_ = 0;
+  std::vector<float> k_cache_, v_cache_;  // (n_layer, n_ctx, n_head_kv * head_dim)
+  // Activations of the current token.
+  std::vector<float> x_, xb_, xb2_, q_, k_, v_, att_, hb_, hb2_, logits_;
+  MatmulScratch scratch_;
+};
+
+}  // namespace wasmlm

@@ -1,0 +1,50 @@
+// The model's weights in memory: one allocation per tensor, filled as the
+// file's bytes stream past (a TensorSink), so the file itself is never held
+// whole. In wasm these allocations are the weights' only copy.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "format/incremental_parser.h"
+
+namespace wasmlm {
+
+// Frees memory from the aligned operator new[] the store allocates with.
+struct AlignedBytesDelete {
+  void operator()(uint8_t* p) const;
+};
+using AlignedBytes = std::unique_ptr<uint8_t, AlignedBytesDelete>;
+
+class WeightStore final : public TensorSink {
+ public:
+  void tensor_bytes(size_t index, const TensorInfo& info, uint64_t offset_in_tensor, const uint8_t* data,
+                    size_t n) override;
+
+  struct Tensor {
+    TensorInfo info;
+    AlignedBytes data;  // 64-byte aligned, info.nbytes bytes (+ zero padding)
+    uint64_t received = 0;
+    bool complete() const { return received == info.nbytes; }
+  };
+
+  // nullptr if the file has no such tensor or its bytes have not all arrived.
+  const Tensor* find(const std::string& name) const;
+  uint64_t bytes_allocated() const { return bytes_allocated_; }
+  size_t size() const { return tensors_.size(); }
+
+ private:
+  std::vector<Tensor> tensors_;
+  std::unordered_map<std::string, size_t> by_name_;
+  std::unordered_map<size_t, size_t> by_file_index_;
+  uint64_t bytes_allocated_ = 0;
+};
+
+// Streams a model file held in memory (or read in pieces by `read_at`)
+// through the parser into `store`; returns the directory.
+ModelFile load_weights(uint64_t file_size, const ReadAt& read_at, WeightStore& store);
+
+}  // namespace wasmlm

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/ggml_type.h"
 #include "format/incremental_parser.h"
+#include "model/llama_model.h"
 #include "quant/tensor_stats.h"
 
 using emscripten::val;
@@ -255,6 +256,80 @@ class TensorStatsBinding {
   val error_ = val::null();
 };
 
+// Loads a model by streaming the whole file through the parser into a
+// WeightStore (one allocation per tensor), then evaluates tokens.
+class ModelBinding {
+ public:
+  explicit ModelBinding(double file_size) : parser_(static_cast<uint64_t>(file_size)) { parser_.set_sink(&store_); }
+
+  val need() const {
+    IncrementalParser::Need n = parser_.need();
+    val out = val::object();
+    out.set("phase", std::string(phase_name(n.phase)));
+    out.set("offset", static_cast<double>(n.offset));
+    out.set("length", static_cast<double>(n.length));
+    return out;
+  }
+  uintptr_t staging(size_t n) {
+    if (staging_.size() < n) staging_.resize(n);
+    return reinterpret_cast<uintptr_t>(staging_.data());
+  }
+  val push(size_t n) {
+    return guarded([&] {
+      if (n > staging_.size()) fail(ErrorCode::Internal, kNoOffset, "push larger than the staging buffer");
+      parser_.push(staging_.data(), n);
+    });
+  }
+  val finish() { return guarded([&] { parser_.finish(); }); }
+  bool done() const { return parser_.done(); }
+  double weight_bytes() const { return static_cast<double>(store_.bytes_allocated()); }
+
+  // After the whole file is in: builds the model and a context of n_ctx tokens.
+  val build(uint32_t n_ctx, int n_threads) {
+    return guarded([&] {
+      std::vector<uint8_t>().swap(staging_);
+      file_ = parser_.take_file();
+      model_ = std::make_unique<LlamaModel>(file_, store_);
+      pool_ = std::make_unique<ThreadPool>(n_threads);
+      context_ = std::make_unique<LlamaContext>(*model_, n_ctx, *pool_);
+    });
+  }
+  uint32_t n_vocab() const { return model_ ? model_->hparams().n_vocab : 0; }
+  int threads() const { return pool_ ? pool_->size() : 0; }
+  uint32_t n_past() const { return context_ ? context_->n_past() : 0; }
+  void reset() {
+    if (context_) context_->reset();
+  }
+  // Evaluates n token ids written at the staging address (int32); the
+  // logits after the last one are then readable with logits().
+  uintptr_t token_buffer(size_t n) {
+    tokens_.resize(n);
+    return reinterpret_cast<uintptr_t>(tokens_.data());
+  }
+  val eval(size_t n) {
+    return guarded([&] {
+      if (!context_) fail(ErrorCode::Internal, kNoOffset, "eval before build");
+      if (n > tokens_.size()) fail(ErrorCode::Internal, kNoOffset, "eval past the token buffer");
+      logits_ = context_->eval(tokens_.data(), static_cast<int>(n));
+    });
+  }
+  val logits() const {
+    if (!logits_) return val::null();
+    return typed_copy("Float32Array", logits_, model_->hparams().n_vocab * 4, 4);
+  }
+
+ private:
+  IncrementalParser parser_;
+  WeightStore store_;
+  ModelFile file_;
+  std::unique_ptr<LlamaModel> model_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<LlamaContext> context_;
+  std::vector<uint8_t> staging_;
+  std::vector<int32_t> tokens_;
+  const float* logits_ = nullptr;
+};
+
 val type_table() {
   val out = val::array();
   for (uint32_t id = 0; id < 64; ++id) {
@@ -318,6 +393,22 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("staging", &TensorStatsBinding::staging)
       .function("push", &TensorStatsBinding::push)
       .function("result", &TensorStatsBinding::result);
+  emscripten::class_<ModelBinding>("Model")
+      .constructor<double>()
+      .function("need", &ModelBinding::need)
+      .function("staging", &ModelBinding::staging)
+      .function("push", &ModelBinding::push)
+      .function("finish", &ModelBinding::finish)
+      .function("done", &ModelBinding::done)
+      .function("weightBytes", &ModelBinding::weight_bytes)
+      .function("build", &ModelBinding::build)
+      .function("nVocab", &ModelBinding::n_vocab)
+      .function("threads", &ModelBinding::threads)
+      .function("nPast", &ModelBinding::n_past)
+      .function("reset", &ModelBinding::reset)
+      .function("tokenBuffer", &ModelBinding::token_buffer)
+      .function("eval", &ModelBinding::eval)
+      .function("logits", &ModelBinding::logits);
   emscripten::function("typeTable", &type_table);
   emscripten::function("threadedBuild", &threaded_build);
   emscripten::function("threadSelfTest", &thread_self_test);

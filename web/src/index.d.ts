@@ -309,6 +309,32 @@ export interface TensorStatsResult {
  */
 export function tensorStats(input: InspectInput, name: string, options?: InspectOptions): Promise<TensorStatsResult>;
 
+export interface OpenModelOptions extends SourceOptions {
+  /** > 1 uses the pthreads build (Node, or a cross-origin-isolated Worker). Default 1. */
+  threads?: number;
+  /** KV cache size in tokens. Default 512. */
+  contextLength?: number;
+}
+
+/** A loaded LLaMA-architecture model with its KV cache (one sequence). */
+export interface ModelSession {
+  readonly nVocab: number;
+  readonly threads: number;
+  /** Tokens evaluated since the last reset(). */
+  readonly nPast: number;
+  /** Evaluates ids after those already seen; returns the logits after the last one. Throws WasmLMError. */
+  eval(ids: ArrayLike<number>): Float32Array;
+  reset(): void;
+  dispose(): void;
+}
+
+/**
+ * Streams a model file into wasm memory (one allocation per tensor) and
+ * builds the model. Runs in the calling thread: use it from a Worker in
+ * browsers. Rejects with a WasmLMError.
+ */
+export function openModel(input: InspectInput, options?: OpenModelOptions): Promise<ModelSession>;
+
 export function summarizeModel(
   file: Omit<RawModelDirectory, 'metadata' | 'fileSize'> & { metadata: Record<string, MetadataValue>; fileSize: number | null },
 ): InspectResult;

@@ -1,5 +1,6 @@
 export { inspect } from './inspect.js';
 export { tensorStats } from './tensor-stats.js';
+export { openModel } from './model/open-model.js';
 export { WasmLMError, ERROR_CODES } from './errors.js';
 export { loadWasmModule, releaseWasmModules, chooseVariant } from './wasm/load-module.js';
 export { openByteSource } from './sources/byte-source.js';

@@ -7,6 +7,7 @@ import { UsageError } from './usage-error.js';
 const COMMANDS = {
   inspect: () => import('./commands/inspect.js'),
   tensor: () => import('./commands/tensor.js'),
+  run: () => import('./commands/run.js'),
 };
 
 async function helpText() {

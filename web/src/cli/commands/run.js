@@ -1,0 +1,71 @@
+// wasmlm run FILE --prompt-ids 1,2,3 [--n 32] [--threads N] [--ctx N] [--logits OUT.f32] [--json]
+import fs from 'node:fs/promises';
+import { openModel } from '../../model/open-model.js';
+import { parseCommandArgs } from '../command-args.js';
+import { toJson } from '../json.js';
+import { UsageError } from '../usage-error.js';
+
+export const summary = 'Run a model on prompt token ids and continue greedily';
+
+export const usage = `Usage: wasmlm run FILE --prompt-ids 1,2,3 [--n 32] [--threads N] [--ctx N] [--logits OUT.f32] [--json]
+
+Evaluates the prompt ids (LLaMA-architecture GGUF) and generates --n tokens
+greedily. --logits writes the float32 logits after the last prompt token
+(n_vocab little-endian floats). Text prompts need the tokenizer (coming).
+
+Options:
+  --prompt-ids LIST   comma-separated token ids, BOS included if wanted
+  --n N               tokens to generate (default 32)
+  --threads N         threads (pthreads build when > 1; default 1)
+  --ctx N             context length (default: prompt + n)
+  --logits FILE       write the logits after the prompt
+  --json              print {prompt_ids, ids, timings} as JSON
+  -h, --help`;
+
+const integer = (name, text, min) => {
+  const v = Number(text);
+  if (!Number.isInteger(v) || v < min) throw new UsageError(`${name} expects an integer >= ${min}`, usage);
+  return v;
+};
+
+export async function run(args, { stdout }) {
+  const parsed = parseCommandArgs(args, {
+    usage, positionals: 1, expected: 'run takes exactly one FILE',
+    options: { 'prompt-ids': { type: 'string' }, n: { type: 'string' }, threads: { type: 'string' }, ctx: { type: 'string' }, logits: { type: 'string' } },
+  }, stdout);
+  if (!parsed) return 0;
+  const { values, positionals: [file] } = parsed;
+  if (!values['prompt-ids']) throw new UsageError('run needs --prompt-ids', usage);
+  const promptIds = values['prompt-ids'].split(',').map((s) => integer('--prompt-ids', s.trim(), 0));
+  const n = integer('--n', values.n ?? '32', 0);
+  const threads = integer('--threads', values.threads ?? '1', 1);
+  const contextLength = integer('--ctx', values.ctx ?? String(promptIds.length + n), promptIds.length + n);
+
+  const t0 = performance.now();
+  const model = await openModel(file, { threads, contextLength });
+  try {
+    const t1 = performance.now();
+    let logits = model.eval(promptIds);
+    const t2 = performance.now();
+    if (values.logits) await fs.writeFile(values.logits, new Uint8Array(logits.buffer, logits.byteOffset, logits.byteLength));
+    const ids = [];
+    for (let i = 0; i < n; ++i) {
+      let best = 0;
+      for (let v = 1; v < logits.length; ++v) if (logits[v] > logits[best]) best = v;
+      ids.push(best);
+      if (i + 1 < n) logits = model.eval([best]);
+    }
+    const t3 = performance.now();
+    const timings = {
+      loadMs: t1 - t0, promptMs: t2 - t1, decodeMs: t3 - t2,
+      promptTokensPerSecond: promptIds.length / ((t2 - t1) / 1000),
+      decodeTokensPerSecond: n > 1 ? (n - 1) / ((t3 - t2) / 1000) : null,
+      threads: model.threads,
+    };
+    const result = { prompt_ids: promptIds, ids, timings };
+    stdout.write(values.json ? `${toJson(result)}\n` : `${ids.join(' ')}\n`);
+    return 0;
+  } finally {
+    model.dispose();
+  }
+}

@@ -1,0 +1,88 @@
+// openModel(): streams a model file into the wasm weight store (one
+// allocation per tensor; the file is never held whole in JS or wasm) and
+// returns a session that evaluates token ids. Runs in the calling thread:
+// call it from a Worker in browsers.
+import { WasmLMError, throwIfAborted, throwIfBindingError } from '../errors.js';
+import { openByteSource } from '../sources/byte-source.js';
+import { loadWasmModule } from '../wasm/load-module.js';
+
+const CHUNK = 4 * 1024 * 1024;
+
+/**
+ * @param {unknown} input URL, path, Blob, bytes or stream (as inspect())
+ * @param {{threads?: number, contextLength?: number, signal?: AbortSignal, fetch?: typeof fetch}} [options]
+ */
+export async function openModel(input, { threads = 1, contextLength = 512, signal, fetch } = {}) {
+  const wasm = await loadWasmModule({ threads });
+  const source = await openByteSource(input, { signal, fetch });
+  const model = new wasm.Model(source.size ?? 0);
+  try {
+    const push = (bytes) => {
+      for (let at = 0; at < bytes.length; at += CHUNK) {
+        const chunk = bytes.subarray(at, Math.min(at + CHUNK, bytes.length));
+        const ptr = model.staging(chunk.length) >>> 0;
+        wasm.HEAPU8.set(chunk, ptr);
+        throwIfBindingError(model.push(chunk.length));
+      }
+    };
+    if (typeof source.read === 'function') {
+      for (let at = 0; !model.done(); at += CHUNK) {
+        throwIfAborted(signal);
+        const bytes = await source.read(at, CHUNK);
+        if (bytes.length === 0) break;
+        push(bytes);
+      }
+    } else {
+      const reader = source.stream().getReader();
+      for (;;) {
+        throwIfAborted(signal);
+        const { done, value } = await reader.read();
+        if (done) break;
+        push(value);
+      }
+    }
+    if (!model.done()) throwIfBindingError(model.finish());
+    throwIfBindingError(model.build(contextLength, Math.max(1, Math.floor(threads))));
+  } catch (error) {
+    model.delete();
+    throw error;
+  } finally {
+    await source.close?.();
+  }
+  return new ModelSession(wasm, model);
+}
+
+class ModelSession {
+  #wasm;
+  #model;
+
+  constructor(wasm, model) {
+    this.#wasm = wasm;
+    this.#model = model;
+    this.nVocab = model.nVocab();
+    this.threads = model.threads();
+  }
+
+  /** Tokens evaluated since the last reset(). */
+  get nPast() {
+    return this.#model.nPast();
+  }
+
+  /** Evaluates token ids after those already seen; returns the logits after the last one. */
+  eval(ids) {
+    if (!this.#model) throw new WasmLMError('ABORTED', 'the model was disposed');
+    const ptr = this.#model.tokenBuffer(ids.length) >>> 2;
+    this.#wasm.HEAP32.set(Int32Array.from(ids), ptr);
+    throwIfBindingError(this.#model.eval(ids.length));
+    return this.#model.logits();
+  }
+
+  reset() {
+    this.#model.reset();
+  }
+
+  dispose() {
+    this.#model?.delete();
+    this.#model = null;
+  }
+}

@@ -1,0 +1,127 @@
+// Text <-> token ids, from a GGUF file's tokenizer.ggml.* metadata, as
+// llama.cpp's llama-vocab.cpp does it:
+//
+//   text --(special-token partition)--> fragments --(model)--> ids
+//
+// * `llama` (SentencePiece): spaces become U+2581, a leading space is added,
+//   adjacent pieces merge by best score, unknown characters fall back to
+//   <0xNN> byte tokens.
+// * `gpt2` (byte-level BPE): the text is split into words by the
+//   pre-tokenizer regexes chosen by tokenizer.ggml.pre, each word's bytes are
+//   mapped to GPT-2's printable codepoints and merged by merge rank.
+//
+// Control and unknown tokens (token_type 3, 2) are matched in the text only
+// when parse_special is set; user-defined tokens (4) always are, as in
+// llama.cpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "format/metadata.h"
+#include "tokenizer/regex_split.h"
+
+namespace wasmlm {
+
+struct ModelFile;
+
+enum class TokenizerModel { Spm, Bpe };
+
+// GGUF tokenizer.ggml.token_type values.
+enum class TokenType : int32_t {
+  Undefined = 0, Normal = 1, Unknown = 2, Control = 3, UserDefined = 4, Unused = 5, Byte = 6,
+};
+
+constexpr int32_t kNoToken = -1;
+
+struct EncodeOptions {
+  bool add_bos = false;        // prepend BOS (if the vocabulary has one)
+  bool add_eos = false;        // append EOS (if the vocabulary has one)
+  bool parse_special = false;  // match control tokens like <|begin_of_text|> in the text
+};
+
+struct DecodeOptions {
+  bool render_special = false;     // control tokens as their text (else nothing)
+  bool strip_space_prefix = true;  // SentencePiece: drop the space encode() added
+};
+
+class Tokenizer {
+ public:
+  // Throws Error(Unsupported) for other tokenizer.ggml.model values or an
+  // unknown tokenizer.ggml.pre, Error(BadFormat) for inconsistent metadata.
+  static Tokenizer from_metadata(const Metadata& metadata);
+  static Tokenizer from_model_file(const ModelFile& file);
+
+  std::vector<int32_t> encode(std::string_view text, const EncodeOptions& options = {}) const;
+  std::string decode(const std::vector<int32_t>& ids, const DecodeOptions& options = {}) const;
+  // The bytes of one token (no space stripping). May be part of a UTF-8
+  // character (byte tokens, byte-level BPE).
+  std::string token_bytes(int32_t id, bool render_special = false) const;
+
+  TokenizerModel model() const { return model_; }
+  const std::string& pre() const { return pre_; }
+  size_t n_vocab() const { return tokens_.size(); }
+  const std::string& token_text(int32_t id) const { return tokens_.at(static_cast<size_t>(id)); }
+  TokenType token_type(int32_t id) const { return types_.at(static_cast<size_t>(id)); }
+  int32_t find_token(std::string_view text) const;  // kNoToken if absent
+
+  int32_t bos() const { return bos_; }
+  int32_t eos() const { return eos_; }
+  int32_t unk() const { return unk_; }
+  int32_t pad() const { return pad_; }
+  // The model's own defaults for EncodeOptions (tokenizer.ggml.add_bos_token...).
+  bool add_bos_default() const { return add_bos_; }
+  bool add_eos_default() const { return add_eos_; }
+  bool add_space_prefix() const { return add_space_prefix_; }
+  bool ignore_merges() const { return ignore_merges_; }
+
+ private:
+  struct Fragment {
+    int32_t token = kNoToken;  // kNoToken: raw text
+    size_t begin = 0, end = 0;
+  };
+  std::vector<Fragment> partition(std::string_view text, bool parse_special) const;
+  void encode_spm(std::string_view text, std::vector<int32_t>* out) const;
+  void encode_bpe(std::string_view text, std::vector<int32_t>* out) const;
+  void bpe_word(const std::string& word, std::vector<int32_t>* out) const;
+  int32_t spm_byte_token(uint8_t byte) const;
+  int bpe_rank(const std::string& left, const std::string& right) const;
+
+  TokenizerModel model_ = TokenizerModel::Spm;
+  std::string pre_;
+  std::vector<std::string> tokens_;
+  std::vector<float> scores_;
+  std::vector<TokenType> types_;
+  std::unordered_map<std::string, int32_t> token_ids_;
+  std::unordered_map<std::string, int> merge_ranks_;  // "left\0right" -> rank
+  std::vector<int32_t> special_tokens_;  // control/user-defined/unknown, longest text first
+  std::shared_ptr<const std::vector<Regex>> pre_regexes_;
+  int32_t bos_ = kNoToken, eos_ = kNoToken, unk_ = kNoToken, pad_ = kNoToken;
+  bool add_bos_ = false, add_eos_ = false, add_space_prefix_ = false, ignore_merges_ = false;
+};
+
+// Feeds ids one at a time and returns text that is always whole UTF-8:
+// bytes of a character split across tokens are held until it completes;
+// invalid bytes come out as U+FFFD.
+class StreamingDetokenizer {
+ public:
+  explicit StreamingDetokenizer(const Tokenizer& tokenizer, const DecodeOptions& options = {});
+  std::string push(int32_t id);
+  // The held bytes of an unfinished character, as U+FFFD (empty if none).
+  std::string flush();
+  void reset();
+
+ private:
+  std::string take_valid();
+
+  const Tokenizer* tokenizer_;
+  DecodeOptions options_;
+  bool strip_pending_;
+  std::string pending_;
+};
+
+}  // namespace wasmlm

@@ -1,0 +1,185 @@
+// Tokenizers against vectors from outside llama.cpp: llama.cpp's llama-bpe
+// .out through the LLaMA-3 tokenizer.json (same vocabulary; its GGUF is not
+// in the test data), transformers.js and ollama test strings.
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "format/incremental_parser.h"
+#include "format/metadata.h"
+#include "testdata.h"
+#include "tokenizer/tokenizer.h"
+
+using wasmlm::MetaArray;
+using wasmlm::MetaType;
+using wasmlm::MetaValue;
+using wasmlm::Tokenizer;
+using wasmlm_test::testdata_dir;
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  const std::vector<uint8_t> bytes = wasmlm_test::read_file(path);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+std::string vectors_file(const std::string& name) {
+  return read_text(testdata_dir() + "/tokenizers/test-vectors/" + name);
+}
+
+MetaValue string_array(std::vector<std::string> v) {
+  MetaArray a;
+  a.elem_type = MetaType::String;
+  a.count = v.size();
+  a.strings = std::move(v);
+  return MetaValue::of_array(std::move(a));
+}
+
+MetaValue i32_array(const std::vector<int32_t>& v) {
+  MetaArray a;
+  a.elem_type = MetaType::I32;
+  a.count = v.size();
+  a.packed.resize(v.size() * 4);
+  std::memcpy(a.packed.data(), v.data(), a.packed.size());
+  return MetaValue::of_array(std::move(a));
+}
+
+// The GGUF metadata llama.cpp's converter writes for LLaMA 3, built from the
+// HF tokenizer.json (test-only: a tokenizer.json reader is separate work).
+const Tokenizer& llama3() {
+  static const Tokenizer tok = [] {
+    const auto j = nlohmann::json::parse(read_text(testdata_dir() + "/tokenizers/llama3/tokenizer.json"));
+    std::vector<std::string> tokens;
+    std::vector<int32_t> types;
+    auto put = [&](size_t id, const std::string& text, int32_t type) {
+      if (tokens.size() <= id) {
+        tokens.resize(id + 1);
+        types.resize(id + 1, 1);
+      }
+      tokens[id] = text;
+      types[id] = type;
+    };
+    for (const auto& [text, id] : j["model"]["vocab"].items()) put(id.get<size_t>(), text, 1);
+    for (const auto& t : j["added_tokens"]) put(t["id"].get<size_t>(), t["content"], t["special"].get<bool>() ? 3 : 4);
+    wasmlm::Metadata md;
+    md.add("tokenizer.ggml.model", MetaValue::of_string("gpt2"));
+    md.add("tokenizer.ggml.pre", MetaValue::of_string("llama-bpe"));
+    md.add("tokenizer.ggml.tokens", string_array(std::move(tokens)));
+    md.add("tokenizer.ggml.token_type", i32_array(types));
+    md.add("tokenizer.ggml.merges", string_array(j["model"]["merges"].get<std::vector<std::string>>()));
+    md.add("tokenizer.ggml.bos_token_id", MetaValue::of_u32(128000));
+    md.add("tokenizer.ggml.eos_token_id", MetaValue::of_u32(128001));
+    return Tokenizer::from_metadata(md);
+  }();
+  return tok;
+}
+
+Tokenizer load_gguf(const std::string& name) {
+  const std::vector<uint8_t> bytes =
+      wasmlm_test::read_file(testdata_dir() + "/tokenizers/llamacpp-vocab/ggml-vocab-" + name + ".gguf");
+  return Tokenizer::from_model_file(wasmlm::read_model_directory(bytes.data(), bytes.size()));
+}
+
+std::string join(const std::vector<int32_t>& ids) {
+  std::string s;
+  for (int32_t id : ids) s += (s.empty() ? "" : " ") + std::to_string(id);
+  return s;
+}
+
+}  // namespace
+
+TEST(TokenizerBpe, Llama3TokenizerJsonMatchesLlamaBpeVectors) {
+  WASMLM_REQUIRE_TESTDATA();
+  const Tokenizer& tok = llama3();
+  EXPECT_TRUE(tok.ignore_merges());
+  const std::string base = testdata_dir() + "/tokenizers/llamacpp-vocab/ggml-vocab-llama-bpe.gguf";
+  const std::string inp = read_text(base + ".inp");
+  std::vector<std::string> cases;
+  const std::string sep = "\n__ggml_vocab_test__\n";
+  for (size_t pos = 0, hit; (hit = inp.find(sep, pos)) != std::string::npos; pos = hit + sep.size())
+    cases.push_back(inp.substr(pos, hit - pos));
+  std::vector<std::string> lines;
+  {
+    const std::string out = read_text(base + ".out");
+    for (size_t pos = 0, nl; (nl = out.find('\n', pos)) != std::string::npos; pos = nl + 1)
+      lines.push_back(out.substr(pos, nl - pos));
+  }
+  ASSERT_EQ(cases.size(), lines.size());
+  int pass = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::vector<int32_t> ids = tok.encode(cases[i]);
+    std::istringstream line(lines[i]);
+    std::vector<int32_t> expected;
+    for (int32_t id; line >> id;) expected.push_back(id);
+    if (ids == expected) ++pass;
+    else
+      ADD_FAILURE() << "case " << i << " [" << cases[i] << "]\n  expected: " << lines[i] << "\n  got:      "
+                    << join(ids);
+    EXPECT_EQ(tok.decode(ids), cases[i]);
+  }
+  std::cout << "[ vectors  ] llama-bpe (llama3/tokenizer.json): " << pass << " / " << cases.size()
+            << " cases match llama.cpp\n";
+  EXPECT_EQ(pass, static_cast<int>(cases.size()));
+}
+
+TEST(TokenizerBpe, Llama3MatchesOllamaVectors) {
+  WASMLM_REQUIRE_TESTDATA();
+  const Tokenizer& tok = llama3();
+  const auto j = nlohmann::json::parse(vectors_file("llama3-ollama-vectors.json"));
+  wasmlm::EncodeOptions special;
+  special.parse_special = true;  // ollama parses special tokens
+  int n = 0;
+  for (const auto& c : j["cases"]) {
+    const std::string text = c["text"];
+    EXPECT_EQ(tok.encode(text, special), c["ids"].get<std::vector<int32_t>>()) << "[" << text << "]";
+    ++n;
+  }
+  EXPECT_GT(n, 0);
+}
+
+// transformers.js test strings (HF tokenizers, with their default BOS) for
+// the vocabularies we have.
+TEST(TokenizerVectors, MatchTransformersJsVectors) {
+  WASMLM_REQUIRE_TESTDATA();
+  const auto j = nlohmann::json::parse(vectors_file("transformers.js-vectors.json"));
+  struct Source {
+    const char* family;
+    const char* name;
+    const Tokenizer* tok;
+    bool bos;
+  };
+  const Tokenizer spm = load_gguf("llama-spm");
+  const Tokenizer gpt2 = load_gguf("gpt-2");
+  const Tokenizer dsc = load_gguf("deepseek-coder");
+  const Source sources[] = {
+      {"llama", "Xenova/llama-tokenizer", &spm, true},
+      {"llama", "Xenova/llama3-tokenizer", &llama3(), false},
+      {"llama", "Xenova/llama3-tokenizer-new", &llama3(), true},
+      {"llama", "Xenova/deepseek-coder-1.3b-instruct", &dsc, true},
+      {"gpt2", "Xenova/gpt2", &gpt2, false},
+  };
+  for (const Source& s : sources) {
+    int pass = 0, total = 0;
+    for (const auto& [key, c] : j[s.family][s.name].items()) {
+      if (!c.contains("ids") || !c.contains("text")) continue;
+      wasmlm::EncodeOptions opt;
+      opt.add_bos = s.bos;
+      const std::vector<int32_t> expected = c["ids"].get<std::vector<int32_t>>();
+      const std::vector<int32_t> got = s.tok->encode(c["text"].get<std::string>(), opt);
+      ++total;
+      if (got == expected) ++pass;
+      else
+        std::cout << "  " << s.name << " " << key << ": expected " << join(expected) << "\n    got " << join(got)
+                  << "\n";
+    }
+    std::cout << "[ vectors  ] transformers.js " << s.name << ": " << pass << " / " << total << "\n";
+    EXPECT_EQ(pass, total) << s.name;
+    EXPECT_GT(total, 0) << s.name;
+  }
+}

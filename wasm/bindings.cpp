@@ -18,6 +18,7 @@
 #include "format/incremental_parser.h"
 #include "model/llama_model.h"
 #include "quant/tensor_stats.h"
+#include "tokenizer/tokenizer.h"
 
 using emscripten::val;
 using namespace wasmlm;
@@ -178,6 +179,50 @@ const char* phase_name(IncrementalParser::Phase p) {
   return "done";
 }
 
+// Text <-> token ids with the model's own vocabulary (from GGUF metadata).
+class TokenizerBinding {
+ public:
+  explicit TokenizerBinding(const ModelFile& file) {
+    error_ = guarded([&] { tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::from_model_file(file)); });
+  }
+  val error() const { return error_; }
+  // Int32Array of ids, or an error object.
+  val encode(const std::string& text, bool add_bos, bool parse_special) const {
+    std::vector<int32_t> ids;
+    val err = guarded([&] {
+      EncodeOptions options;
+      options.add_bos = add_bos;
+      options.parse_special = parse_special;
+      ids = tokenizer_->encode(text, options);
+    });
+    if (!err.isNull()) return err;
+    return typed_copy("Int32Array", ids.data(), ids.size() * 4, 4);
+  }
+  // The UTF-8 bytes of ids (may end inside a character), or an error object.
+  val decode(const val& ids, bool render_special) const {
+    std::string bytes;
+    val err = guarded([&] {
+      std::vector<int32_t> v = emscripten::convertJSArrayToNumberVector<int32_t>(ids);
+      for (int32_t id : v)
+        if (id < 0 || static_cast<size_t>(id) >= tokenizer_->n_vocab())
+          fail(ErrorCode::BadFormat, kNoOffset, "token id " + std::to_string(id) + " is outside the vocabulary");
+      DecodeOptions options;
+      options.render_special = render_special;
+      bytes = tokenizer_->decode(v, options);
+    });
+    if (!err.isNull()) return err;
+    return typed_copy("Uint8Array", bytes.data(), bytes.size(), 1);
+  }
+  int n_vocab() const { return tokenizer_ ? static_cast<int>(tokenizer_->n_vocab()) : 0; }
+  int bos() const { return tokenizer_ ? tokenizer_->bos() : -1; }
+  int eos() const { return tokenizer_ ? tokenizer_->eos() : -1; }
+  bool add_bos_default() const { return tokenizer_ && tokenizer_->add_bos_default(); }
+
+ private:
+  std::unique_ptr<Tokenizer> tokenizer_;
+  val error_ = val::null();
+};
+
 // JS writes each chunk into the staging buffer, then calls push(n).
 class Parser {
  public:
@@ -209,6 +254,8 @@ class Parser {
   bool directory_complete() const { return parser_.directory_complete(); }
   val describe() const { return describe_file(parser_.file()); }
   void release_staging() { std::vector<uint8_t>().swap(staging_); }
+  // Once the directory is complete: the file's tokenizer (JS deletes it).
+  TokenizerBinding* tokenizer() const { return new TokenizerBinding(parser_.file()); }
 
  private:
   IncrementalParser parser_;
@@ -294,6 +341,7 @@ class ModelBinding {
       context_ = std::make_unique<LlamaContext>(*model_, n_ctx, *pool_);
     });
   }
+  TokenizerBinding* tokenizer() const { return new TokenizerBinding(file_); }
   uint32_t n_vocab() const { return model_ ? model_->hparams().n_vocab : 0; }
   int threads() const { return pool_ ? pool_->size() : 0; }
   uint32_t n_past() const { return context_ ? context_->n_past() : 0; }
@@ -386,7 +434,16 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("finish", &Parser::finish)
       .function("directoryComplete", &Parser::directory_complete)
       .function("describe", &Parser::describe)
-      .function("releaseStaging", &Parser::release_staging);
+      .function("releaseStaging", &Parser::release_staging)
+      .function("tokenizer", &Parser::tokenizer, emscripten::allow_raw_pointers());
+  emscripten::class_<TokenizerBinding>("Tokenizer")
+      .function("error", &TokenizerBinding::error)
+      .function("encode", &TokenizerBinding::encode)
+      .function("decode", &TokenizerBinding::decode)
+      .function("nVocab", &TokenizerBinding::n_vocab)
+      .function("bos", &TokenizerBinding::bos)
+      .function("eos", &TokenizerBinding::eos)
+      .function("addBosDefault", &TokenizerBinding::add_bos_default);
   emscripten::class_<TensorStatsBinding>("TensorStats")
       .constructor<uint32_t, double>()
       .function("error", &TensorStatsBinding::error)
@@ -408,7 +465,8 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("reset", &ModelBinding::reset)
       .function("tokenBuffer", &ModelBinding::token_buffer)
       .function("eval", &ModelBinding::eval)
-      .function("logits", &ModelBinding::logits);
+      .function("logits", &ModelBinding::logits)
+      .function("tokenizer", &ModelBinding::tokenizer, emscripten::allow_raw_pointers());
   emscripten::function("typeTable", &type_table);
   emscripten::function("threadedBuild", &threaded_build);
   emscripten::function("threadSelfTest", &thread_self_test);

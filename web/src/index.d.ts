@@ -316,8 +316,27 @@ export interface OpenModelOptions extends SourceOptions {
   contextLength?: number;
 }
 
+/** A model file's own tokenizer (SentencePiece or byte-level BPE), as llama.cpp tokenizes. */
+export declare class Tokenizer {
+  readonly nVocab: number;
+  readonly bos: number;
+  readonly eos: number;
+  /** Token ids of text; BOS by the model's default unless addBos is given. */
+  encode(text: string, options?: { addBos?: boolean; parseSpecial?: boolean }): number[];
+  /** Text of ids; invalid UTF-8 (e.g. half a character) becomes U+FFFD. */
+  decode(ids: ArrayLike<number>, options?: { renderSpecial?: boolean }): string;
+  /** The raw UTF-8 bytes of ids (may end inside a character). */
+  decodeBytes(ids: ArrayLike<number>, options?: { renderSpecial?: boolean }): Uint8Array;
+  dispose(): void;
+}
+
+/** The tokenizer of a model file, reading only its header. Rejects with a WasmLMError. */
+export function openTokenizer(input: InspectInput, options?: InspectOptions): Promise<Tokenizer>;
+
 /** A loaded LLaMA-architecture model with its KV cache (one sequence). */
 export interface ModelSession {
+  /** The model's tokenizer. */
+  readonly tokenizer: Tokenizer;
   readonly nVocab: number;
   readonly threads: number;
   /** Tokens evaluated since the last reset(). */

@@ -8,6 +8,7 @@ const COMMANDS = {
   inspect: () => import('./commands/inspect.js'),
   tensor: () => import('./commands/tensor.js'),
   run: () => import('./commands/run.js'),
+  tokenize: () => import('./commands/tokenize.js'),
 };
 
 async function helpText() {

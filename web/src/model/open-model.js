@@ -5,6 +5,7 @@
 import { WasmLMError, throwIfAborted, throwIfBindingError } from '../errors.js';
 import { openByteSource } from '../sources/byte-source.js';
 import { loadWasmModule } from '../wasm/load-module.js';
+import { Tokenizer } from '../tokenizer.js';
 
 const CHUNK = 4 * 1024 * 1024;
 
@@ -55,12 +56,19 @@ export async function openModel(input, { threads = 1, contextLength = 512, signa
 class ModelSession {
   #wasm;
   #model;
+  #tokenizer = null;
 
   constructor(wasm, model) {
     this.#wasm = wasm;
     this.#model = model;
     this.nVocab = model.nVocab();
     this.threads = model.threads();
+  }
+
+  /** The model's tokenizer (created on first use). */
+  get tokenizer() {
+    this.#tokenizer ??= new Tokenizer(this.#model.tokenizer());
+    return this.#tokenizer;
   }
 
   /** Tokens evaluated since the last reset(). */
@@ -82,6 +90,7 @@ class ModelSession {
   }
 
   dispose() {
+    this.#tokenizer?.dispose();
     this.#model?.delete();
     this.#model = null;
   }

@@ -15,18 +15,20 @@ const MAX_READ = 16 * MiB;
 const MAX_PUSH = 16 * MiB;
 
 /**
- * Returns `parser.describe()` for the file behind `source`.
+ * Returns `parser.describe()` for the file behind `source` (or what
+ * `onDirectory(parser)` returns, called before the parser is freed).
  * Random-access sources skip tensor data (record formats read small tensors
  * through: one request instead of a seek each). Stream sources are pushed
  * through until the directory is complete: right after the header for GGUF,
  * the whole file for record formats (rwkv.cpp .bin, GGML/GGMF/GGJT).
  */
-export async function readModelDirectory(wasm, source, { signal } = {}) {
+export async function readModelDirectory(wasm, source, { signal, onDirectory } = {}) {
   const parser = new wasm.Parser(source.size ?? 0);
   try {
     if (typeof source.read === 'function') await parseByRandomAccess(wasm, parser, source, signal);
     else await parseStream(wasm, parser, source.stream(), signal);
-    return parser.describe();
+    // onDirectory(parser) may use the parser before it is freed.
+    return onDirectory ? onDirectory(parser) : parser.describe();
   } finally {
     parser.delete();
   }

@@ -1,4 +1,4 @@
-// wasmlm run FILE --prompt-ids 1,2,3 [--n 32] [--threads N] [--ctx N] [--logits OUT.f32] [--json]
+// wasmlm run FILE (--prompt T | --prompt-ids 1,2,3) [--n 32] [--threads N] [--ctx N] [--logits OUT.f32] [--json]
 import fs from 'node:fs/promises';
 import { openModel } from '../../model/open-model.js';
 import { parseCommandArgs } from '../command-args.js';
@@ -7,19 +7,20 @@ import { UsageError } from '../usage-error.js';
 
 export const summary = 'Run a model on prompt token ids and continue greedily';
 
-export const usage = `Usage: wasmlm run FILE --prompt-ids 1,2,3 [--n 32] [--threads N] [--ctx N] [--logits OUT.f32] [--json]
+export const usage = `Usage: wasmlm run FILE (--prompt T | --prompt-ids 1,2,3) [--n 32] [--threads N] [--ctx N] [--logits OUT.f32] [--json]
 
-Evaluates the prompt ids (LLaMA-architecture GGUF) and generates --n tokens
+Evaluates the prompt (LLaMA-architecture GGUF) and generates --n tokens
 greedily. --logits writes the float32 logits after the last prompt token
-(n_vocab little-endian floats). Text prompts need the tokenizer (coming).
+(n_vocab little-endian floats).
 
 Options:
+  --prompt T          the prompt text (tokenized with the model's vocabulary; BOS as the model says)
   --prompt-ids LIST   comma-separated token ids, BOS included if wanted
   --n N               tokens to generate (default 32)
   --threads N         threads (pthreads build when > 1; default 1)
   --ctx N             context length (default: prompt + n)
   --logits FILE       write the logits after the prompt
-  --json              print {prompt_ids, ids, timings} as JSON
+  --json              print {prompt_ids, ids, text, timings} as JSON
   -h, --help`;
 
 const integer = (name, text, min) => {
@@ -28,22 +29,33 @@ const integer = (name, text, min) => {
   return v;
 };
 
+function hasTokenizer(model) {
+  try {
+    return model.tokenizer !== null;
+  } catch {
+    return false;
+  }
+}
+
 export async function run(args, { stdout }) {
   const parsed = parseCommandArgs(args, {
     usage, positionals: 1, expected: 'run takes exactly one FILE',
-    options: { 'prompt-ids': { type: 'string' }, n: { type: 'string' }, threads: { type: 'string' }, ctx: { type: 'string' }, logits: { type: 'string' } },
+    options: { prompt: { type: 'string' }, 'prompt-ids': { type: 'string' }, n: { type: 'string' }, threads: { type: 'string' }, ctx: { type: 'string' }, logits: { type: 'string' } },
   }, stdout);
   if (!parsed) return 0;
   const { values, positionals: [file] } = parsed;
-  if (!values['prompt-ids']) throw new UsageError('run needs --prompt-ids', usage);
-  const promptIds = values['prompt-ids'].split(',').map((s) => integer('--prompt-ids', s.trim(), 0));
+  if ((values.prompt === undefined) === (values['prompt-ids'] === undefined))
+    throw new UsageError('run needs exactly one of --prompt and --prompt-ids', usage);
   const n = integer('--n', values.n ?? '32', 0);
   const threads = integer('--threads', values.threads ?? '1', 1);
-  const contextLength = integer('--ctx', values.ctx ?? String(promptIds.length + n), promptIds.length + n);
 
   const t0 = performance.now();
-  const model = await openModel(file, { threads, contextLength });
+  // The context is sized once the prompt length is known; the weights load first.
+  const model = await openModel(file, { threads, contextLength: integer('--ctx', values.ctx ?? '2048', 1) });
   try {
+    const promptIds = values.prompt !== undefined
+      ? model.tokenizer.encode(values.prompt)
+      : values['prompt-ids'].split(',').map((s) => integer('--prompt-ids', s.trim(), 0));
     const t1 = performance.now();
     let logits = model.eval(promptIds);
     const t2 = performance.now();
@@ -62,8 +74,9 @@ export async function run(args, { stdout }) {
       decodeTokensPerSecond: n > 1 ? (n - 1) / ((t3 - t2) / 1000) : null,
       threads: model.threads,
     };
-    const result = { prompt_ids: promptIds, ids, timings };
-    stdout.write(values.json ? `${toJson(result)}\n` : `${ids.join(' ')}\n`);
+    const text = values.prompt !== undefined || hasTokenizer(model) ? model.tokenizer.decode(ids) : null;
+    const result = { prompt_ids: promptIds, ids, text, timings };
+    stdout.write(values.json ? `${toJson(result)}\n` : `${text ?? ids.join(' ')}\n`);
     return 0;
   } finally {
     model.dispose();

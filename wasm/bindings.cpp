@@ -223,10 +223,11 @@ class TokenizerBinding {
   val error_ = val::null();
 };
 
-// JS writes each chunk into the staging buffer, then calls push(n).
-class Parser {
+// The JS -> wasm byte path shared by parsing and model loading: JS writes
+// each chunk into the staging buffer, then calls push(n).
+class ParserFeed {
  public:
-  explicit Parser(double file_size) : parser_(static_cast<uint64_t>(file_size)) {}
+  explicit ParserFeed(double file_size) : parser_(static_cast<uint64_t>(file_size)) {}
 
   val need() const {
     IncrementalParser::Need n = parser_.need();
@@ -249,17 +250,23 @@ class Parser {
       parser_.push(staging_.data(), n);
     });
   }
-  val skip_data() { return guarded([&] { parser_.skip_tensor_data(); }); }
   val finish() { return guarded([&] { parser_.finish(); }); }
+  bool done() const { return parser_.done(); }
+
+ protected:
+  IncrementalParser parser_;
+  std::vector<uint8_t> staging_;
+};
+
+class Parser : public ParserFeed {
+ public:
+  using ParserFeed::ParserFeed;
+  val skip_data() { return guarded([&] { parser_.skip_tensor_data(); }); }
   bool directory_complete() const { return parser_.directory_complete(); }
   val describe() const { return describe_file(parser_.file()); }
   void release_staging() { std::vector<uint8_t>().swap(staging_); }
   // Once the directory is complete: the file's tokenizer (JS deletes it).
   TokenizerBinding* tokenizer() const { return new TokenizerBinding(parser_.file()); }
-
- private:
-  IncrementalParser parser_;
-  std::vector<uint8_t> staging_;
 };
 
 // Dequantizes a tensor streamed through the staging buffer and summarizes it.
@@ -305,30 +312,10 @@ class TensorStatsBinding {
 
 // Loads a model by streaming the whole file through the parser into a
 // WeightStore (one allocation per tensor), then evaluates tokens.
-class ModelBinding {
+class ModelBinding : public ParserFeed {
  public:
-  explicit ModelBinding(double file_size) : parser_(static_cast<uint64_t>(file_size)) { parser_.set_sink(&store_); }
+  explicit ModelBinding(double file_size) : ParserFeed(file_size) { parser_.set_sink(&store_); }
 
-  val need() const {
-    IncrementalParser::Need n = parser_.need();
-    val out = val::object();
-    out.set("phase", std::string(phase_name(n.phase)));
-    out.set("offset", static_cast<double>(n.offset));
-    out.set("length", static_cast<double>(n.length));
-    return out;
-  }
-  uintptr_t staging(size_t n) {
-    if (staging_.size() < n) staging_.resize(n);
-    return reinterpret_cast<uintptr_t>(staging_.data());
-  }
-  val push(size_t n) {
-    return guarded([&] {
-      if (n > staging_.size()) fail(ErrorCode::Internal, kNoOffset, "push larger than the staging buffer");
-      parser_.push(staging_.data(), n);
-    });
-  }
-  val finish() { return guarded([&] { parser_.finish(); }); }
-  bool done() const { return parser_.done(); }
   double weight_bytes() const { return static_cast<double>(store_.bytes_allocated()); }
 
   // After the whole file is in: builds the model and a context of n_ctx tokens.
@@ -367,13 +354,11 @@ class ModelBinding {
   }
 
  private:
-  IncrementalParser parser_;
   WeightStore store_;
   ModelFile file_;
   std::unique_ptr<LlamaModel> model_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<LlamaContext> context_;
-  std::vector<uint8_t> staging_;
   std::vector<int32_t> tokens_;
   const float* logits_ = nullptr;
 };
@@ -425,13 +410,15 @@ int thread_self_test(int n) {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(wasmlm) {
-  emscripten::class_<Parser>("Parser")
+  emscripten::class_<ParserFeed>("ParserFeed")
+      .function("need", &ParserFeed::need)
+      .function("staging", &ParserFeed::staging)
+      .function("push", &ParserFeed::push)
+      .function("finish", &ParserFeed::finish)
+      .function("done", &ParserFeed::done);
+  emscripten::class_<Parser, emscripten::base<ParserFeed>>("Parser")
       .constructor<double>()
-      .function("need", &Parser::need)
-      .function("staging", &Parser::staging)
-      .function("push", &Parser::push)
       .function("skipData", &Parser::skip_data)
-      .function("finish", &Parser::finish)
       .function("directoryComplete", &Parser::directory_complete)
       .function("describe", &Parser::describe)
       .function("releaseStaging", &Parser::release_staging)
@@ -450,13 +437,8 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("staging", &TensorStatsBinding::staging)
       .function("push", &TensorStatsBinding::push)
       .function("result", &TensorStatsBinding::result);
-  emscripten::class_<ModelBinding>("Model")
+  emscripten::class_<ModelBinding, emscripten::base<ParserFeed>>("Model")
       .constructor<double>()
-      .function("need", &ModelBinding::need)
-      .function("staging", &ModelBinding::staging)
-      .function("push", &ModelBinding::push)
-      .function("finish", &ModelBinding::finish)
-      .function("done", &ModelBinding::done)
       .function("weightBytes", &ModelBinding::weight_bytes)
       .function("build", &ModelBinding::build)
       .function("nVocab", &ModelBinding::n_vocab)

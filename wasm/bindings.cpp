@@ -17,6 +17,7 @@
 #include "core/ggml_type.h"
 #include "format/incremental_parser.h"
 #include "model/llama_model.h"
+#include "sampling/sampler.h"
 #include "quant/tensor_stats.h"
 #include "tokenizer/tokenizer.h"
 
@@ -348,6 +349,22 @@ class ModelBinding : public ParserFeed {
       logits_ = context_->eval(tokens_.data(), static_cast<int>(n));
     });
   }
+  // Picks the next token from the current logits; accept() records it for
+  // the penalties. Errors come back as an object.
+  val sample(const val& options) {
+    val out = val::null();
+    val err = guarded([&] {
+      if (!logits_) fail(ErrorCode::Internal, kNoOffset, "sample before eval");
+      if (!sampler_) sampler_ = std::make_unique<Sampler>(static_cast<int32_t>(n_vocab()), sampling_params(options));
+      out = val(sampler_->sample(logits_));
+    });
+    return err.isNull() ? out : err;
+  }
+  void accept(int32_t token) {
+    if (sampler_) sampler_->accept(token);
+  }
+  // New sampling options (or a new seed) take effect from the next sample().
+  void reset_sampler() { sampler_.reset(); }
   val logits() const {
     if (!logits_) return val::null();
     return typed_copy("Float32Array", logits_, model_->hparams().n_vocab * 4, 4);
@@ -361,6 +378,25 @@ class ModelBinding : public ParserFeed {
   std::unique_ptr<LlamaContext> context_;
   std::vector<int32_t> tokens_;
   const float* logits_ = nullptr;
+  std::unique_ptr<Sampler> sampler_;
+
+  static SamplingParams sampling_params(const val& o) {
+    SamplingParams p;
+    auto number = [&](const char* key, double fallback) {
+      val v = o[key];
+      return v.isUndefined() || v.isNull() ? fallback : v.as<double>();
+    };
+    p.temperature = static_cast<float>(number("temperature", p.temperature));
+    p.top_k = static_cast<int32_t>(number("topK", p.top_k));
+    p.top_p = static_cast<float>(number("topP", p.top_p));
+    p.min_p = static_cast<float>(number("minP", p.min_p));
+    p.repeat_penalty = static_cast<float>(number("repeatPenalty", p.repeat_penalty));
+    p.presence_penalty = static_cast<float>(number("presencePenalty", p.presence_penalty));
+    p.frequency_penalty = static_cast<float>(number("frequencyPenalty", p.frequency_penalty));
+    p.penalty_last_n = static_cast<int32_t>(number("penaltyLastN", p.penalty_last_n));
+    p.seed = static_cast<uint64_t>(number("seed", static_cast<double>(p.seed)));
+    return p;
+  }
 };
 
 val type_table() {
@@ -448,6 +484,9 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("tokenBuffer", &ModelBinding::token_buffer)
       .function("eval", &ModelBinding::eval)
       .function("logits", &ModelBinding::logits)
+      .function("sample", &ModelBinding::sample)
+      .function("accept", &ModelBinding::accept)
+      .function("resetSampler", &ModelBinding::reset_sampler)
       .function("tokenizer", &ModelBinding::tokenizer, emscripten::allow_raw_pointers());
   emscripten::function("typeTable", &type_table);
   emscripten::function("threadedBuild", &threaded_build);

@@ -39,6 +39,19 @@ describeWithTestdata('running stories260K in wasm', () => {
     expect(maxDiff).toBeLessThan(1e-4);
   }, 60000);
 
+  const runIds = async (extra) => {
+    const { stdout } = await run('node', ['web/bin/wasmlm.js', 'run', testdataPath(STORIES_GGUF), '--prompt-ids', PROMPT.join(','),
+      '--n', '32', '--json', ...extra], { cwd: REPO_ROOT });
+    return JSON.parse(stdout).ids;
+  };
+
+  test('seeded sampling repeats across builds; top-k 1 is greedy; seeds differ', async () => {
+    const a = await runIds(['--temp', '1', '--seed', '42']);
+    expect(await runIds(['--temp', '1', '--seed', '42', '--threads', '2'])).toEqual(a);
+    expect(await runIds(['--temp', '1', '--seed', '43'])).not.toEqual(a);
+    expect(await runIds(['--temp', '1', '--top-k', '1', '--seed', '5'])).toEqual(greedy);
+  }, 60000);
+
   test('openModel() evaluates incrementally and reset() starts over', async () => {
     const model = await openModel(testdataPath(STORIES_GGUF), { contextLength: 16 });
     try {

@@ -343,8 +343,30 @@ export interface ModelSession {
   readonly nPast: number;
   /** Evaluates ids after those already seen; returns the logits after the last one. Throws WasmLMError. */
   eval(ids: ArrayLike<number>): Float32Array;
+  /**
+   * The next token from the last eval()'s logits with llama.cpp's sampler chain
+   * (penalties, top-k, top-p, min-p, temperature; greedy when temperature <= 0),
+   * seeded; records it for the penalties. Options are read on the first call
+   * after resetSampler().
+   */
+  sample(options?: SamplingOptions): number;
+  resetSampler(): void;
+  /** Clears the KV cache and the sampler. */
   reset(): void;
   dispose(): void;
+}
+
+export interface SamplingOptions {
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  minP?: number;
+  repeatPenalty?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  penaltyLastN?: number;
+  /** Default: random. */
+  seed?: number;
 }
 
 /**

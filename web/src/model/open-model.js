@@ -85,8 +85,27 @@ class ModelSession {
     return this.#model.logits();
   }
 
+  /**
+   * The next token from the logits of the last eval(), with llama.cpp's
+   * sampler chain (penalties, top-k, top-p, min-p, temperature; greedy when
+   * temperature <= 0) and a seeded generator. The token is recorded for the
+   * penalties. Options are read on the first call after resetSampler().
+   */
+  sample(options = {}) {
+    const id = this.#model.sample(options);
+    if (typeof id !== 'number') throwIfBindingError(id);
+    this.#model.accept(id);
+    return id;
+  }
+
+  /** Forgets the sampler's state (penalty window, random sequence, options). */
+  resetSampler() {
+    this.#model.resetSampler();
+  }
+
   reset() {
     this.#model.reset();
+    this.#model.resetSampler();
   }
 
   dispose() {

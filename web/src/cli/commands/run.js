@@ -1,4 +1,4 @@
-// wasmlm run FILE (--prompt T | --prompt-ids 1,2,3) [--n 32] [--threads N] [--ctx N] [--logits OUT.f32] [--json]
+// wasmlm run FILE (--prompt T | --prompt-ids 1,2,3) [--n 32] [--temp 0 --top-k ... --seed ...] [--threads N] [--ctx N] [--logits OUT.f32] [--json]
 import fs from 'node:fs/promises';
 import { openModel } from '../../model/open-model.js';
 import { parseCommandArgs } from '../command-args.js';
@@ -7,16 +7,22 @@ import { UsageError } from '../usage-error.js';
 
 export const summary = 'Run a model on prompt token ids and continue greedily';
 
-export const usage = `Usage: wasmlm run FILE (--prompt T | --prompt-ids 1,2,3) [--n 32] [--threads N] [--ctx N] [--logits OUT.f32] [--json]
+export const usage = `Usage: wasmlm run FILE (--prompt T | --prompt-ids 1,2,3) [--n 32] [--temp 0 --top-k ... --seed ...]
+                  [--threads N] [--ctx N] [--logits OUT.f32] [--json]
 
-Evaluates the prompt (LLaMA-architecture GGUF) and generates --n tokens
-greedily. --logits writes the float32 logits after the last prompt token
-(n_vocab little-endian floats).
+Evaluates the prompt (LLaMA-architecture GGUF) and generates --n tokens:
+greedily with --temp 0 (the default), else with llama.cpp's sampler chain.
+--logits writes the float32 logits after the last prompt token (n_vocab
+little-endian floats).
 
 Options:
   --prompt T          the prompt text (tokenized with the model's vocabulary; BOS as the model says)
   --prompt-ids LIST   comma-separated token ids, BOS included if wanted
   --n N               tokens to generate (default 32)
+  --temp T            temperature; 0 = greedy (default 0)
+  --top-k K --top-p P --min-p P       filters (defaults 40, 0.95, 0.05)
+  --repeat-penalty R --presence-penalty P --frequency-penalty F --penalty-last-n N
+  --seed S            random seed (default: random)
   --threads N         threads (pthreads build when > 1; default 1)
   --ctx N             context length (default: prompt + n)
   --logits FILE       write the logits after the prompt
@@ -29,6 +35,26 @@ const integer = (name, text, min) => {
   return v;
 };
 
+function argmax(logits) {
+  let best = 0;
+  for (let v = 1; v < logits.length; ++v) if (logits[v] > logits[best]) best = v;
+  return best;
+}
+
+function samplingOptions(values) {
+  const number = (name) => {
+    if (values[name] === undefined) return undefined;
+    const v = Number(values[name]);
+    if (!Number.isFinite(v)) throw new UsageError(`--${name} expects a number`, usage);
+    return v;
+  };
+  return {
+    temperature: number('temp') ?? 0, topK: number('top-k'), topP: number('top-p'), minP: number('min-p'),
+    repeatPenalty: number('repeat-penalty'), presencePenalty: number('presence-penalty'),
+    frequencyPenalty: number('frequency-penalty'), penaltyLastN: number('penalty-last-n'), seed: number('seed'),
+  };
+}
+
 function hasTokenizer(model) {
   try {
     return model.tokenizer !== null;
@@ -40,7 +66,9 @@ function hasTokenizer(model) {
 export async function run(args, { stdout }) {
   const parsed = parseCommandArgs(args, {
     usage, positionals: 1, expected: 'run takes exactly one FILE',
-    options: { prompt: { type: 'string' }, 'prompt-ids': { type: 'string' }, n: { type: 'string' }, threads: { type: 'string' }, ctx: { type: 'string' }, logits: { type: 'string' } },
+    options: { temp: { type: 'string' }, 'top-k': { type: 'string' }, 'top-p': { type: 'string' }, 'min-p': { type: 'string' },
+      'repeat-penalty': { type: 'string' }, 'presence-penalty': { type: 'string' }, 'frequency-penalty': { type: 'string' },
+      'penalty-last-n': { type: 'string' }, seed: { type: 'string' }, prompt: { type: 'string' }, 'prompt-ids': { type: 'string' }, n: { type: 'string' }, threads: { type: 'string' }, ctx: { type: 'string' }, logits: { type: 'string' } },
   }, stdout);
   if (!parsed) return 0;
   const { values, positionals: [file] } = parsed;
@@ -60,12 +88,12 @@ export async function run(args, { stdout }) {
     let logits = model.eval(promptIds);
     const t2 = performance.now();
     if (values.logits) await fs.writeFile(values.logits, new Uint8Array(logits.buffer, logits.byteOffset, logits.byteLength));
+    const sampling = samplingOptions(values);
     const ids = [];
     for (let i = 0; i < n; ++i) {
-      let best = 0;
-      for (let v = 1; v < logits.length; ++v) if (logits[v] > logits[best]) best = v;
-      ids.push(best);
-      if (i + 1 < n) logits = model.eval([best]);
+      const next = sampling.temperature > 0 ? model.sample(sampling) : argmax(logits);
+      ids.push(next);
+      if (i + 1 < n) logits = model.eval([next]);
     }
     const t3 = performance.now();
     const timings = {

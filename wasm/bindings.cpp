@@ -320,13 +320,13 @@ class ModelBinding : public ParserFeed {
   double weight_bytes() const { return static_cast<double>(store_.bytes_allocated()); }
 
   // After the whole file is in: builds the model and a context of n_ctx tokens.
-  val build(uint32_t n_ctx, int n_threads) {
+  val build(uint32_t n_ctx, int n_threads, bool kv_f16) {
     return guarded([&] {
       std::vector<uint8_t>().swap(staging_);
       file_ = parser_.take_file();
       model_ = std::make_unique<LlamaModel>(file_, store_);
       pool_ = std::make_unique<ThreadPool>(n_threads);
-      context_ = std::make_unique<LlamaContext>(*model_, n_ctx, *pool_);
+      context_ = std::make_unique<LlamaContext>(*model_, n_ctx, *pool_, kv_f16 ? KvCacheType::F16 : KvCacheType::F32);
     });
   }
   TokenizerBinding* tokenizer() const { return new TokenizerBinding(file_); }

@@ -34,6 +34,16 @@ const uint8_t* quantize_activations(const QuantTraits& t, const float* x, int64_
   const QuantTraits& at = quant_traits(t.vec_dot_type);
   for (int64_t tok = 0; tok < n_tokens; ++tok)
     at.from_float(x + tok * cols, scratch.activations.data() + tok * *row_bytes, cols);
+  if (t.round_activations_to != GgmlType::F32) {
+    // Round trip through the weights' 16-bit format (activations stay f32).
+    const QuantTraits& rt = quant_traits(t.round_activations_to);
+    std::vector<uint16_t> half(cols);
+    for (int64_t tok = 0; tok < n_tokens; ++tok) {
+      auto* row = reinterpret_cast<float*>(scratch.activations.data() + tok * *row_bytes);
+      rt.from_float(row, half.data(), cols);
+      rt.to_float(half.data(), row, cols);
+    }
+  }
   return scratch.activations.data();
 }
 

@@ -6,6 +6,7 @@
 
 #include "compute/ops.h"
 #include "core/error.h"
+#include "quant/fp16.h"
 #include "quant/quant_traits.h"
 
 namespace wasmlm {
@@ -72,12 +73,18 @@ LlamaModel::LlamaModel(const ModelFile& file, const WeightStore& store) : hp_(re
   output_ = store.find("output.weight") ? matrix(store, "output.weight", hp_.n_vocab, d) : token_embd_;
 }
 
-LlamaContext::LlamaContext(const LlamaModel& model, uint32_t n_ctx, ThreadPool& pool)
-    : model_(model), pool_(pool), n_ctx_(n_ctx) {
+LlamaContext::LlamaContext(const LlamaModel& model, uint32_t n_ctx, ThreadPool& pool, KvCacheType kv_type)
+    : model_(model), pool_(pool), n_ctx_(n_ctx), kv_type_(kv_type) {
   const LlamaHParams& h = model.hparams();
   const uint64_t kv_dim = uint64_t(h.n_head_kv) * h.head_dim;
-  k_cache_.assign(uint64_t(h.n_layer) * n_ctx * kv_dim, 0.f);
-  v_cache_.assign(uint64_t(h.n_layer) * n_ctx * kv_dim, 0.f);
+  const uint64_t cache_size = uint64_t(h.n_layer) * n_ctx * kv_dim;
+  if (kv_type == KvCacheType::F16) {
+    k_cache16_.assign(cache_size, 0);
+    v_cache16_.assign(cache_size, 0);
+  } else {
+    k_cache_.assign(cache_size, 0.f);
+    v_cache_.assign(cache_size, 0.f);
+  }
   x_.resize(h.n_embd);
   xb_.resize(std::max<uint64_t>(h.n_embd, uint64_t(h.n_head) * h.head_dim));
   xb2_.resize(xb_.size());
@@ -108,10 +115,6 @@ const float* LlamaContext::eval(const int32_t* tokens, int n_tokens) {
 void LlamaContext::forward(int32_t token, uint32_t pos) {
   const LlamaHParams& h = model_.hparams();
   const int hd = static_cast<int>(h.head_dim);
-  const uint64_t kv_dim = uint64_t(h.n_head_kv) * hd;
-  const int group = static_cast<int>(h.n_head / h.n_head_kv);  // query heads per key/value head
-  const float att_scale = 1.0f / std::sqrt(static_cast<float>(hd));
-
   // Embedding lookup: one row of token_embd, dequantized.
   const WeightMatrix& e = model_.token_embd();
   quant_traits(e.type).to_float(static_cast<const uint8_t*>(e.data) + token * e.row_bytes, x_.data(), h.n_embd);
@@ -125,28 +128,7 @@ void LlamaContext::forward(int32_t token, uint32_t pos) {
     matvec(L.wv, xb_.data(), v_.data(), pool_, scratch_);
     rope_normal(q_.data(), h.n_head, hd, h.n_rot, pos, h.rope_freq_base, h.rope_freq_scale);
     rope_normal(k_.data(), h.n_head_kv, hd, h.n_rot, pos, h.rope_freq_base, h.rope_freq_scale);
-    float* k_layer = k_cache_.data() + uint64_t(l) * n_ctx_ * kv_dim;
-    float* v_layer = v_cache_.data() + uint64_t(l) * n_ctx_ * kv_dim;
-    std::memcpy(k_layer + pos * kv_dim, k_.data(), kv_dim * sizeof(float));
-    std::memcpy(v_layer + pos * kv_dim, v_.data(), kv_dim * sizeof(float));
-    for (uint32_t head = 0; head < h.n_head; ++head) {
-      const float* q = q_.data() + head * hd;
-      const uint64_t kv_off = uint64_t(head / group) * hd;
-      for (uint32_t t = 0; t <= pos; ++t) {
-        const float* k = k_layer + t * kv_dim + kv_off;
-        float score = 0;
-        for (int i = 0; i < hd; ++i) score += q[i] * k[i];
-        att_[t] = score * att_scale;
-      }
-      softmax(att_.data(), pos + 1);
-      float* out = xb2_.data() + head * hd;
-      std::fill(out, out + hd, 0.f);
-      for (uint32_t t = 0; t <= pos; ++t) {
-        const float* v = v_layer + t * kv_dim + kv_off;
-        const float a = att_[t];
-        for (int i = 0; i < hd; ++i) out[i] += a * v[i];
-      }
-    }
+    attention(l, pos);
     matvec(L.wo, xb2_.data(), xb_.data(), pool_, scratch_);
     for (uint32_t i = 0; i < h.n_embd; ++i) x_[i] += xb_[i];
 
@@ -161,6 +143,49 @@ void LlamaContext::forward(int32_t token, uint32_t pos) {
 
   rmsnorm(xb_.data(), x_.data(), model_.output_norm().data(), h.n_embd, h.rms_eps);
   matvec(model_.output(), xb_.data(), logits_.data(), pool_, scratch_);
+}
+
+// Appends this position's k and v to the cache and computes
+// softmax(q k / sqrt(d)) v for every query head into xb2_.
+void LlamaContext::attention(uint32_t l, uint32_t pos) {
+  const LlamaHParams& h = model_.hparams();
+  const int hd = static_cast<int>(h.head_dim);
+  const uint64_t kv_dim = uint64_t(h.n_head_kv) * hd;
+  const int group = static_cast<int>(h.n_head / h.n_head_kv);  // query heads per key/value head
+  const float att_scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const uint64_t layer_off = uint64_t(l) * n_ctx_ * kv_dim;
+  const bool f16 = kv_type_ == KvCacheType::F16;
+  if (f16) {
+    for (uint64_t i = 0; i < kv_dim; ++i) {
+      k_cache16_[layer_off + pos * kv_dim + i] = fp32_to_fp16(k_[i]);
+      v_cache16_[layer_off + pos * kv_dim + i] = fp32_to_fp16(v_[i]);
+    }
+  } else {
+    std::memcpy(k_cache_.data() + layer_off + pos * kv_dim, k_.data(), kv_dim * sizeof(float));
+    std::memcpy(v_cache_.data() + layer_off + pos * kv_dim, v_.data(), kv_dim * sizeof(float));
+  }
+  // Rounds to F16 and back where llama.cpp's F16 cache makes it round.
+  auto r16 = [f16](float x) { return f16 ? fp16_to_fp32(fp32_to_fp16(x)) : x; };
+  auto k_at = [&](uint64_t i) { return f16 ? fp16_to_fp32_fast(k_cache16_[layer_off + i]) : k_cache_[layer_off + i]; };
+  auto v_at = [&](uint64_t i) { return f16 ? fp16_to_fp32_fast(v_cache16_[layer_off + i]) : v_cache_[layer_off + i]; };
+  float q[512];  // head_dim is at most a few hundred
+  if (hd > 512) fail(ErrorCode::Unsupported, kNoOffset, "head size above 512");
+  for (uint32_t head = 0; head < h.n_head; ++head) {
+    for (int i = 0; i < hd; ++i) q[i] = r16(q_[head * hd + i]);
+    const uint64_t kv_off = uint64_t(head / group) * hd;
+    for (uint32_t t = 0; t <= pos; ++t) {
+      float score = 0;
+      for (int i = 0; i < hd; ++i) score += q[i] * k_at(t * kv_dim + kv_off + i);
+      att_[t] = score * att_scale;
+    }
+    softmax(att_.data(), pos + 1);
+    float* out = xb2_.data() + head * hd;
+    std::fill(out, out + hd, 0.f);
+    for (uint32_t t = 0; t <= pos; ++t) {
+      const float a = r16(att_[t]);
+      for (int i = 0; i < hd; ++i) out[i] += a * v_at(t * kv_dim + kv_off + i);
+    }
+  }
 }
 
 }  // namespace wasmlm

@@ -44,10 +44,14 @@ class LlamaModel {
   WeightMatrix output_;       // (n_vocab, n_embd)
 };
 
-// One sequence: the KV cache (f32) and scratch buffers.
+enum class KvCacheType { F32, F16 };
+
+// One sequence: the KV cache and scratch buffers.
 class LlamaContext {
  public:
-  LlamaContext(const LlamaModel& model, uint32_t n_ctx, ThreadPool& pool);
+  // F16 (llama.cpp's default) halves the cache and computes attention as
+  // llama.cpp does with it: queries and attention weights rounded to F16 too.
+  LlamaContext(const LlamaModel& model, uint32_t n_ctx, ThreadPool& pool, KvCacheType kv_type = KvCacheType::F16);
 
   // Evaluates tokens at positions n_past() onwards; returns the logits
   // (n_vocab floats) after the last one. Throws TooLarge past n_ctx.
@@ -57,12 +61,15 @@ class LlamaContext {
 
  private:
   void forward(int32_t token, uint32_t pos);
+  void attention(uint32_t layer, uint32_t pos);
 
   const LlamaModel& model_;
   ThreadPool& pool_;
   uint32_t n_ctx_;
   uint32_t n_past_ = 0;
-  std::vector<float> k_cache_, v_cache_;  // (n_layer, n_ctx, n_head_kv * head_dim)
+  KvCacheType kv_type_;
+  std::vector<float> k_cache_, v_cache_;        // F32: (n_layer, n_ctx, n_head_kv * head_dim)
+  std::vector<uint16_t> k_cache16_, v_cache16_;  // F16: the same layout
   // Activations of the current token.
   std::vector<float> x_, xb_, xb2_, q_, k_, v_, att_, hb_, hb2_, logits_;
   MatmulScratch scratch_;

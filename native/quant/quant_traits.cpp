@@ -49,6 +49,8 @@ struct Table {
   QuantTraits rows[64];
   Table() {
     for (uint32_t id = 0; id < 64; ++id) rows[id] = make(static_cast<GgmlType>(id));
+    rows[static_cast<int>(GgmlType::F16)].round_activations_to = GgmlType::F16;
+    rows[static_cast<int>(GgmlType::BF16)].round_activations_to = GgmlType::BF16;
   }
 };
 

@@ -20,6 +20,10 @@ struct QuantTraits {
   VecDotFn vec_dot;        // fastest available (SIMD-128 in wasm); nullptr: not a weight type yet
   VecDotFn vec_dot_ref;    // the scalar reference vec_dot is checked against
   GgmlType vec_dot_type;   // what activations are quantized to for vec_dot
+  // F16/BF16 weights: ggml rounds activations to that format first. The
+  // products of two such values are exact in f32, so rounding the f32
+  // activations once gives ggml's products with the fast f16 x f32 kernel.
+  GgmlType round_activations_to = GgmlType::F32;  // F32: no rounding
 };
 
 const QuantTraits& quant_traits(GgmlType type);

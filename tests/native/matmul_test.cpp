@@ -56,6 +56,12 @@ TEST(Matmul, MatvecAndMatmulMatchPerRowDotsForEveryThreadCount) {
     std::vector<uint8_t> qa(*ggml_nbytes(t.vec_dot_type, f.cols));
     for (int64_t tok = 0; tok < n_tokens; ++tok) {
       quant_traits(t.vec_dot_type).from_float(x.data() + tok * f.cols, qa.data(), f.cols);
+      if (t.round_activations_to != GgmlType::F32) {  // F16/BF16 weights: activations rounded as ggml does
+        std::vector<uint16_t> half(f.cols);
+        auto* row = reinterpret_cast<float*>(qa.data());
+        quant_traits(t.round_activations_to).from_float(row, half.data(), f.cols);
+        quant_traits(t.round_activations_to).to_float(half.data(), row, f.cols);
+      }
       for (int64_t r = 0; r < f.rows; ++r)
         expect[tok * f.rows + r] = t.vec_dot(f.cols, f.data.data() + r * f.w().row_bytes, qa.data());
     }

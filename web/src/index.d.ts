@@ -314,6 +314,8 @@ export interface OpenModelOptions extends SourceOptions {
   threads?: number;
   /** KV cache size in tokens. Default 512. */
   contextLength?: number;
+  /** KV cache type: 'f16' (default, as llama.cpp: half the memory) or 'f32'. */
+  kvCache?: 'f16' | 'f32';
 }
 
 /** A model file's own tokenizer (SentencePiece or byte-level BPE), as llama.cpp tokenizes. */

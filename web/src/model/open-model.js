@@ -11,9 +11,10 @@ const CHUNK = 4 * 1024 * 1024;
 
 /**
  * @param {unknown} input URL, path, Blob, bytes or stream (as inspect())
- * @param {{threads?: number, contextLength?: number, signal?: AbortSignal, fetch?: typeof fetch}} [options]
+ * @param {{threads?: number, contextLength?: number, kvCache?: 'f16'|'f32', signal?: AbortSignal, fetch?: typeof fetch}} [options]
  */
-export async function openModel(input, { threads = 1, contextLength = 512, signal, fetch } = {}) {
+export async function openModel(input, { threads = 1, contextLength = 512, kvCache = 'f16', signal, fetch } = {}) {
+  if (kvCache !== 'f16' && kvCache !== 'f32') throw new TypeError("kvCache must be 'f16' or 'f32'");
   const wasm = await loadWasmModule({ threads });
   const source = await openByteSource(input, { signal, fetch });
   const model = new wasm.Model(source.size ?? 0);
@@ -43,7 +44,7 @@ export async function openModel(input, { threads = 1, contextLength = 512, signa
       }
     }
     if (!model.done()) throwIfBindingError(model.finish());
-    throwIfBindingError(model.build(contextLength, Math.max(1, Math.floor(threads))));
+    throwIfBindingError(model.build(contextLength, Math.max(1, Math.floor(threads)), kvCache === 'f16'));
   } catch (error) {
     model.delete();
     throw error;

@@ -24,6 +24,7 @@ Options:
   --repeat-penalty R --presence-penalty P --frequency-penalty F --penalty-last-n N
   --seed S            random seed (default: random)
   --threads N         threads (pthreads build when > 1; default 1)
+  --kv f16|f32        KV cache type (default f16, as llama.cpp)
   --ctx N             context length (default: prompt + n)
   --logits FILE       write the logits after the prompt
   --json              print {prompt_ids, ids, text, timings} as JSON
@@ -68,7 +69,7 @@ export async function run(args, { stdout }) {
     usage, positionals: 1, expected: 'run takes exactly one FILE',
     options: { temp: { type: 'string' }, 'top-k': { type: 'string' }, 'top-p': { type: 'string' }, 'min-p': { type: 'string' },
       'repeat-penalty': { type: 'string' }, 'presence-penalty': { type: 'string' }, 'frequency-penalty': { type: 'string' },
-      'penalty-last-n': { type: 'string' }, seed: { type: 'string' }, prompt: { type: 'string' }, 'prompt-ids': { type: 'string' }, n: { type: 'string' }, threads: { type: 'string' }, ctx: { type: 'string' }, logits: { type: 'string' } },
+      'penalty-last-n': { type: 'string' }, seed: { type: 'string' }, kv: { type: 'string' }, prompt: { type: 'string' }, 'prompt-ids': { type: 'string' }, n: { type: 'string' }, threads: { type: 'string' }, ctx: { type: 'string' }, logits: { type: 'string' } },
   }, stdout);
   if (!parsed) return 0;
   const { values, positionals: [file] } = parsed;
@@ -79,7 +80,9 @@ export async function run(args, { stdout }) {
 
   const t0 = performance.now();
   // The context is sized once the prompt length is known; the weights load first.
-  const model = await openModel(file, { threads, contextLength: integer('--ctx', values.ctx ?? '2048', 1) });
+  const kvCache = values.kv ?? 'f16';
+  if (kvCache !== 'f16' && kvCache !== 'f32') throw new UsageError('--kv expects f16 or f32', usage);
+  const model = await openModel(file, { threads, kvCache, contextLength: integer('--ctx', values.ctx ?? '2048', 1) });
   try {
     const promptIds = values.prompt !== undefined
       ? model.tokenizer.encode(values.prompt)

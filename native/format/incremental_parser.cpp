@@ -275,13 +275,17 @@ ModelFile read_model_directory(uint64_t file_size, const ReadAt& read_at) {
   return parser.take_file();
 }
 
-ModelFile read_model_directory(const uint8_t* data, size_t size) {
-  return read_model_directory(size, [&](uint64_t offset, uint8_t* dst, size_t n) -> size_t {
+ReadAt read_from_memory(const uint8_t* data, size_t size) {
+  return [data, size](uint64_t offset, uint8_t* dst, size_t n) -> size_t {
     if (offset >= size) return 0;
-    size_t k = static_cast<size_t>(std::min<uint64_t>(n, size - offset));
+    const size_t k = static_cast<size_t>(std::min<uint64_t>(n, size - offset));
     std::memcpy(dst, data + offset, k);
     return k;
-  });
+  };
+}
+
+ModelFile read_model_directory(const uint8_t* data, size_t size) {
+  return read_model_directory(size, read_from_memory(data, size));
 }
 
 }  // namespace wasmlm

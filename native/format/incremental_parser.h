@@ -93,6 +93,8 @@ class IncrementalParser {
 // Reads the directory of a file through a random-access reader:
 // read_at(offset, dst, n) fills up to n bytes and returns how many.
 using ReadAt = std::function<size_t(uint64_t offset, uint8_t* dst, size_t n)>;
+// A ReadAt over bytes in memory (which must outlive it).
+ReadAt read_from_memory(const uint8_t* data, size_t size);
 ModelFile read_model_directory(uint64_t file_size, const ReadAt& read_at);
 ModelFile read_model_directory(const uint8_t* data, size_t size);
 

@@ -32,12 +32,7 @@ std::unique_ptr<Loaded> load(const std::string& relative) {
   auto l = std::make_unique<Loaded>();
   l->bytes = wasmlm_test::read_file(wasmlm_test::testdata_dir() + "/" + relative);
   const auto& b = l->bytes;
-  l->file = load_weights(b.size(), [&](uint64_t off, uint8_t* dst, size_t n) -> size_t {
-    if (off >= b.size()) return 0;
-    const size_t k = std::min<uint64_t>(n, b.size() - off);
-    std::memcpy(dst, b.data() + off, k);
-    return k;
-  }, l->store);
+  l->file = load_weights(b.size(), read_from_memory(b.data(), b.size()), l->store);
   return l;
 }
 

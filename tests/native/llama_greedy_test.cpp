@@ -28,12 +28,7 @@ struct Result {
 Result run_greedy(const std::string& path, const std::string& prompt, int steps, KvCacheType kv) {
   std::vector<uint8_t> bytes = wasmlm_test::read_file(path);
   WeightStore store;
-  ModelFile file = load_weights(bytes.size(), [&](uint64_t off, uint8_t* dst, size_t n) -> size_t {
-    if (off >= bytes.size()) return 0;
-    const size_t k = std::min<uint64_t>(n, bytes.size() - off);
-    std::memcpy(dst, bytes.data() + off, k);
-    return k;
-  }, store);
+  ModelFile file = load_weights(bytes.size(), read_from_memory(bytes.data(), bytes.size()), store);
   Result r;
   Tokenizer tokenizer = Tokenizer::from_model_file(file);
   EncodeOptions options;

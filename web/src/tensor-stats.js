@@ -5,6 +5,7 @@ import { WasmLMError, throwIfAborted, throwIfBindingError } from './errors.js';
 import { readModelDirectory } from './parse/read-model-directory.js';
 import { openByteSource } from './sources/byte-source.js';
 import { loadWasmModule } from './wasm/load-module.js';
+import { pushBytes } from './wasm/push-bytes.js';
 
 const CHUNK = 8 * 1024 * 1024;
 
@@ -30,9 +31,7 @@ export async function tensorStats(input, name, { signal, fetch, wasm } = {}) {
         throwIfAborted(signal);
         const bytes = await source.read(tensor.offset + at, Math.min(CHUNK, tensor.nbytes - at));
         if (bytes.length === 0) throw new WasmLMError('TRUNCATED', `the file ends inside tensor '${name}'`, { offset: tensor.offset + at });
-        const ptr = stats.staging(bytes.length) >>> 0;
-        module.HEAPU8.set(bytes, ptr);
-        throwIfBindingError(stats.push(bytes.length));
+        pushBytes(module, stats, bytes);
       }
       const r = stats.result();
       return { name, type: tensor.type, shape: tensor.shape, n: r.n, sum: r.sum, sumsq: r.sumsq, min: r.min, max: r.max, first32: Array.from(r.first32) };

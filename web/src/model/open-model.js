@@ -5,6 +5,7 @@
 import { WasmLMError, throwIfAborted, throwIfBindingError } from '../errors.js';
 import { openByteSource } from '../sources/byte-source.js';
 import { loadWasmModule } from '../wasm/load-module.js';
+import { pushBytes } from '../wasm/push-bytes.js';
 import { Tokenizer } from '../tokenizer.js';
 
 const CHUNK = 4 * 1024 * 1024;
@@ -19,14 +20,7 @@ export async function openModel(input, { threads = 1, contextLength = 512, kvCac
   const source = await openByteSource(input, { signal, fetch });
   const model = new wasm.Model(source.size ?? 0);
   try {
-    const push = (bytes) => {
-      for (let at = 0; at < bytes.length; at += CHUNK) {
-        const chunk = bytes.subarray(at, Math.min(at + CHUNK, bytes.length));
-        const ptr = model.staging(chunk.length) >>> 0;
-        wasm.HEAPU8.set(chunk, ptr);
-        throwIfBindingError(model.push(chunk.length));
-      }
-    };
+    const push = (bytes) => pushBytes(wasm, model, bytes);
     if (typeof source.read === 'function') {
       for (let at = 0; !model.done(); at += CHUNK) {
         throwIfAborted(signal);

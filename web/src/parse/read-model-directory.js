@@ -1,6 +1,7 @@
 // Drives the wasm Parser over a ByteSource until the tensor directory is
 // known, reading as little of the file as the source allows.
 import { throwIfAborted, throwIfBindingError } from '../errors.js';
+import { pushBytes } from '../wasm/push-bytes.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -11,8 +12,6 @@ const READ_AFTER_SKIP = 16 * KiB;
 /** Record formats: tensor data up to this size is read through, not skipped (one request instead of two). */
 const READ_THROUGH = 64 * KiB;
 const MAX_READ = 16 * MiB;
-/** Large inputs are copied into the wasm heap in pieces of at most this. */
-const MAX_PUSH = 16 * MiB;
 
 /**
  * Returns `parser.describe()` for the file behind `source` (or what
@@ -79,14 +78,5 @@ async function parseStream(wasm, parser, stream, signal) {
   } finally {
     if (!ended) await reader.cancel().catch(() => {});
     reader.releaseLock();
-  }
-}
-
-function pushBytes(wasm, parser, bytes) {
-  for (let at = 0; at < bytes.length; at += MAX_PUSH) {
-    const chunk = bytes.subarray(at, Math.min(at + MAX_PUSH, bytes.length));
-    const ptr = parser.staging(chunk.length) >>> 0;
-    wasm.HEAPU8.set(chunk, ptr); // HEAPU8 read after staging(): the heap may have grown
-    throwIfBindingError(parser.push(chunk.length));
   }
 }

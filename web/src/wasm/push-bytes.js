@@ -1,0 +1,15 @@
+// The one way bytes enter the wasm heap: a binding (Parser, Model,
+// TensorStats) hands out a staging buffer, JS copies into it, push(n)
+// consumes it. Large inputs go in pieces, so staging stays bounded.
+import { throwIfBindingError } from '../errors.js';
+
+const MAX_PIECE = 16 * 1024 * 1024;
+
+export function pushBytes(wasm, target, bytes) {
+  for (let at = 0; at < bytes.length; at += MAX_PIECE) {
+    const piece = bytes.subarray(at, Math.min(at + MAX_PIECE, bytes.length));
+    const ptr = target.staging(piece.length) >>> 0;
+    wasm.HEAPU8.set(piece, ptr); // HEAPU8 read after staging(): the heap may have grown
+    throwIfBindingError(target.push(piece.length));
+  }
+}

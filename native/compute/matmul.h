@@ -24,6 +24,7 @@ enum class KernelChoice { Best, Reference };  // Reference: the scalar kernels
 // Reusable buffers for quantized activations.
 struct MatmulScratch {
   std::vector<uint8_t> activations;
+  std::vector<uint8_t> wide;  // activations widened to int16 (SIMD builds)
 };
 
 // y[rows] = W x, with x of `cols` floats.

@@ -31,15 +31,17 @@ inline void softmax(float* x, int64_t n) {
 inline float silu(float x) { return x / (1.0f + std::exp(-x)); }
 
 // RoPE in llama.cpp's "normal" layout: adjacent pairs (x[2i], x[2i+1]) of the
-// first n_rot dims of each head rotate by pos * scale * base^(-2i/n_rot);
+// first n_rot dims of each head rotate by scale * pos * base^(-2i/n_rot) / f[i]
+// (f: LLaMA-3's rope_freqs factors, n_rot / 2 of them; nullptr: all 1);
 // angles built by repeated multiplication, as ggml does.
-inline void rope_normal(float* x, int n_heads, int head_dim, int n_rot, int pos, float freq_base, float freq_scale) {
+inline void rope_normal(float* x, int n_heads, int head_dim, int n_rot, int pos, float freq_base, float freq_scale,
+                        const float* freq_factors = nullptr) {
   const float theta_scale = std::pow(freq_base, -2.0f / n_rot);
   for (int h = 0; h < n_heads; ++h) {
     float* v = x + h * head_dim;
     float theta = static_cast<float>(pos);
     for (int i = 0; i < n_rot; i += 2) {
-      const float angle = theta * freq_scale;
+      const float angle = (freq_factors ? theta / freq_factors[i / 2] : theta) * freq_scale;
       const float c = std::cos(angle), s = std::sin(angle);
       const float a = v[i], b = v[i + 1];
       v[i] = a * c - b * s;

@@ -1,5 +1,6 @@
 #include "model/llama_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -69,6 +70,7 @@ LlamaModel::LlamaModel(const ModelFile& file, const WeightStore& store) : hp_(re
     layers_.push_back(std::move(layer));
   }
   output_norm_ = vector_f32(store, "output_norm.weight", d);
+  if (store.find("rope_freqs.weight")) rope_freqs_ = vector_f32(store, "rope_freqs.weight", hp_.n_rot / 2);
   // Tied embeddings: without output.weight the embedding matrix is reused.
   output_ = store.find("output.weight") ? matrix(store, "output.weight", hp_.n_vocab, d) : token_embd_;
 }
@@ -85,15 +87,16 @@ LlamaContext::LlamaContext(const LlamaModel& model, uint32_t n_ctx, ThreadPool& 
     k_cache_.assign(cache_size, 0.f);
     v_cache_.assign(cache_size, 0.f);
   }
-  x_.resize(h.n_embd);
-  xb_.resize(std::max<uint64_t>(h.n_embd, uint64_t(h.n_head) * h.head_dim));
+  const uint64_t q_dim = uint64_t(h.n_head) * h.head_dim;
+  x_.resize(kMaxBatch * uint64_t(h.n_embd));
+  xb_.resize(kMaxBatch * std::max<uint64_t>(h.n_embd, q_dim));
   xb2_.resize(xb_.size());
-  q_.resize(uint64_t(h.n_head) * h.head_dim);
-  k_.resize(kv_dim);
-  v_.resize(kv_dim);
-  att_.resize(n_ctx);
-  hb_.resize(h.n_ff);
-  hb2_.resize(h.n_ff);
+  q_.resize(kMaxBatch * q_dim);
+  k_.resize(kMaxBatch * kv_dim);
+  v_.resize(kMaxBatch * kv_dim);
+  att_.resize(uint64_t(pool.size()) * n_ctx);
+  hb_.resize(kMaxBatch * uint64_t(h.n_ff));
+  hb2_.resize(kMaxBatch * uint64_t(h.n_ff));
   logits_.resize(h.n_vocab);
 }
 
@@ -103,88 +106,116 @@ const float* LlamaContext::eval(const int32_t* tokens, int n_tokens) {
     fail(ErrorCode::TooLarge, kNoOffset,
          "context full: " + std::to_string(n_past_) + " + " + std::to_string(n_tokens) + " tokens > n_ctx " +
              std::to_string(n_ctx_));
-  for (int i = 0; i < n_tokens; ++i) {
+  for (int i = 0; i < n_tokens; ++i)
     if (tokens[i] < 0 || uint32_t(tokens[i]) >= h.n_vocab)
       fail(ErrorCode::BadFormat, kNoOffset, "token id " + std::to_string(tokens[i]) + " is outside the vocabulary");
-    forward(tokens[i], n_past_++);
+  for (int i = 0; i < n_tokens; i += kMaxBatch) {
+    const int n = std::min(kMaxBatch, n_tokens - i);
+    forward(tokens + i, n, n_past_);
+    n_past_ += n;
   }
   return logits_.data();
 }
 
-// One token through the network, as llama2.c's forward(): the math in order.
-void LlamaContext::forward(int32_t token, uint32_t pos) {
+// A batch of tokens at positions pos0.. through the network, as llama2.c's
+// forward() does for one: the math in order, each row of the activation
+// buffers being one token.
+void LlamaContext::forward(const int32_t* tokens, int n, uint32_t pos0) {
   const LlamaHParams& h = model_.hparams();
   const int hd = static_cast<int>(h.head_dim);
-  // Embedding lookup: one row of token_embd, dequantized.
+  const uint64_t d = h.n_embd, q_dim = uint64_t(h.n_head) * hd, kv_dim = uint64_t(h.n_head_kv) * hd;
+  // Embedding lookup: one row of token_embd per token, dequantized.
   const WeightMatrix& e = model_.token_embd();
-  quant_traits(e.type).to_float(static_cast<const uint8_t*>(e.data) + token * e.row_bytes, x_.data(), h.n_embd);
+  for (int t = 0; t < n; ++t)
+    quant_traits(e.type).to_float(static_cast<const uint8_t*>(e.data) + tokens[t] * e.row_bytes, &x_[t * d], d);
 
   for (uint32_t l = 0; l < h.n_layer; ++l) {
     const LlamaLayer& L = model_.layers()[l];
     // Attention: rmsnorm -> q, k, v -> RoPE -> cache -> softmax(q k / sqrt(d)) v -> wo -> residual.
-    rmsnorm(xb_.data(), x_.data(), L.attn_norm.data(), h.n_embd, h.rms_eps);
-    matvec(L.wq, xb_.data(), q_.data(), pool_, scratch_);
-    matvec(L.wk, xb_.data(), k_.data(), pool_, scratch_);
-    matvec(L.wv, xb_.data(), v_.data(), pool_, scratch_);
-    rope_normal(q_.data(), h.n_head, hd, h.n_rot, pos, h.rope_freq_base, h.rope_freq_scale);
-    rope_normal(k_.data(), h.n_head_kv, hd, h.n_rot, pos, h.rope_freq_base, h.rope_freq_scale);
-    attention(l, pos);
-    matvec(L.wo, xb2_.data(), xb_.data(), pool_, scratch_);
-    for (uint32_t i = 0; i < h.n_embd; ++i) x_[i] += xb_[i];
+    for (int t = 0; t < n; ++t) rmsnorm(&xb_[t * d], &x_[t * d], L.attn_norm.data(), d, h.rms_eps);
+    matmul(L.wq, xb_.data(), n, q_.data(), pool_, scratch_);
+    matmul(L.wk, xb_.data(), n, k_.data(), pool_, scratch_);
+    matmul(L.wv, xb_.data(), n, v_.data(), pool_, scratch_);
+    for (int t = 0; t < n; ++t) {
+      rope_normal(&q_[t * q_dim], h.n_head, hd, h.n_rot, pos0 + t, h.rope_freq_base, h.rope_freq_scale,
+                  model_.rope_freqs());
+      rope_normal(&k_[t * kv_dim], h.n_head_kv, hd, h.n_rot, pos0 + t, h.rope_freq_base, h.rope_freq_scale,
+                  model_.rope_freqs());
+    }
+    store_kv(l, pos0, n);
+    attention(l, pos0, n);
+    matmul(L.wo, xb2_.data(), n, xb_.data(), pool_, scratch_);
+    for (uint64_t i = 0; i < n * d; ++i) x_[i] += xb_[i];
 
     // Feed-forward (SwiGLU): rmsnorm -> silu(gate) * up -> down -> residual.
-    rmsnorm(xb_.data(), x_.data(), L.ffn_norm.data(), h.n_embd, h.rms_eps);
-    matvec(L.w_gate, xb_.data(), hb_.data(), pool_, scratch_);
-    matvec(L.w_up, xb_.data(), hb2_.data(), pool_, scratch_);
-    for (uint32_t i = 0; i < h.n_ff; ++i) hb_[i] = silu(hb_[i]) * hb2_[i];
-    matvec(L.w_down, hb_.data(), xb_.data(), pool_, scratch_);
-    for (uint32_t i = 0; i < h.n_embd; ++i) x_[i] += xb_[i];
+    for (int t = 0; t < n; ++t) rmsnorm(&xb_[t * d], &x_[t * d], L.ffn_norm.data(), d, h.rms_eps);
+    matmul(L.w_gate, xb_.data(), n, hb_.data(), pool_, scratch_);
+    matmul(L.w_up, xb_.data(), n, hb2_.data(), pool_, scratch_);
+    for (uint64_t i = 0; i < n * uint64_t(h.n_ff); ++i) hb_[i] = silu(hb_[i]) * hb2_[i];
+    matmul(L.w_down, hb_.data(), n, xb_.data(), pool_, scratch_);
+    for (uint64_t i = 0; i < n * d; ++i) x_[i] += xb_[i];
   }
 
-  rmsnorm(xb_.data(), x_.data(), model_.output_norm().data(), h.n_embd, h.rms_eps);
+  // Only the last token's logits are returned.
+  rmsnorm(xb_.data(), &x_[(n - 1) * d], model_.output_norm().data(), d, h.rms_eps);
   matvec(model_.output(), xb_.data(), logits_.data(), pool_, scratch_);
 }
 
-// Appends this position's k and v to the cache and computes
-// softmax(q k / sqrt(d)) v for every query head into xb2_.
-void LlamaContext::attention(uint32_t l, uint32_t pos) {
+// Appends the batch's k and v rows to the layer's cache.
+void LlamaContext::store_kv(uint32_t l, uint32_t pos0, int n) {
+  const LlamaHParams& h = model_.hparams();
+  const uint64_t kv_dim = uint64_t(h.n_head_kv) * h.head_dim;
+  const uint64_t at = uint64_t(l) * n_ctx_ * kv_dim + uint64_t(pos0) * kv_dim;
+  if (kv_type_ == KvCacheType::F16) {
+    for (uint64_t i = 0; i < n * kv_dim; ++i) {
+      k_cache16_[at + i] = fp32_to_fp16(k_[i]);
+      v_cache16_[at + i] = fp32_to_fp16(v_[i]);
+    }
+  } else {
+    std::memcpy(k_cache_.data() + at, k_.data(), n * kv_dim * sizeof(float));
+    std::memcpy(v_cache_.data() + at, v_.data(), n * kv_dim * sizeof(float));
+  }
+}
+
+// softmax(q k / sqrt(d)) v for every (token, query head) of the batch into
+// xb2_, causally: the token at pos0 + t sees positions 0..pos0 + t. The
+// pairs are independent and spread over the thread pool.
+void LlamaContext::attention(uint32_t l, uint32_t pos0, int n) {
+  const LlamaHParams& h = model_.hparams();
+  if (h.head_dim > 512) fail(ErrorCode::Unsupported, kNoOffset, "head size above 512");
+  const uint64_t q_dim = uint64_t(h.n_head) * h.head_dim;
+  pool_.parallel_for(n * static_cast<int>(h.n_head), [&](int task, int thread) {
+    const int t = task / static_cast<int>(h.n_head);
+    const uint32_t head = task % h.n_head;
+    attend(l, pos0 + t, head, &q_[t * q_dim + uint64_t(head) * h.head_dim], &att_[uint64_t(thread) * n_ctx_],
+           &xb2_[t * q_dim + uint64_t(head) * h.head_dim]);
+  });
+}
+
+void LlamaContext::attend(uint32_t l, uint32_t pos, uint32_t head, const float* q_head, float* att, float* out) const {
   const LlamaHParams& h = model_.hparams();
   const int hd = static_cast<int>(h.head_dim);
   const uint64_t kv_dim = uint64_t(h.n_head_kv) * hd;
-  const int group = static_cast<int>(h.n_head / h.n_head_kv);  // query heads per key/value head
+  const uint32_t group = h.n_head / h.n_head_kv;  // query heads per key/value head
   const float att_scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  const uint64_t layer_off = uint64_t(l) * n_ctx_ * kv_dim;
+  const uint64_t base = uint64_t(l) * n_ctx_ * kv_dim + uint64_t(head / group) * hd;
   const bool f16 = kv_type_ == KvCacheType::F16;
-  if (f16) {
-    for (uint64_t i = 0; i < kv_dim; ++i) {
-      k_cache16_[layer_off + pos * kv_dim + i] = fp32_to_fp16(k_[i]);
-      v_cache16_[layer_off + pos * kv_dim + i] = fp32_to_fp16(v_[i]);
-    }
-  } else {
-    std::memcpy(k_cache_.data() + layer_off + pos * kv_dim, k_.data(), kv_dim * sizeof(float));
-    std::memcpy(v_cache_.data() + layer_off + pos * kv_dim, v_.data(), kv_dim * sizeof(float));
-  }
   // Rounds to F16 and back where llama.cpp's F16 cache makes it round.
   auto r16 = [f16](float x) { return f16 ? fp16_to_fp32(fp32_to_fp16(x)) : x; };
-  auto k_at = [&](uint64_t i) { return f16 ? fp16_to_fp32_fast(k_cache16_[layer_off + i]) : k_cache_[layer_off + i]; };
-  auto v_at = [&](uint64_t i) { return f16 ? fp16_to_fp32_fast(v_cache16_[layer_off + i]) : v_cache_[layer_off + i]; };
-  float q[512];  // head_dim is at most a few hundred
-  if (hd > 512) fail(ErrorCode::Unsupported, kNoOffset, "head size above 512");
-  for (uint32_t head = 0; head < h.n_head; ++head) {
-    for (int i = 0; i < hd; ++i) q[i] = r16(q_[head * hd + i]);
-    const uint64_t kv_off = uint64_t(head / group) * hd;
-    for (uint32_t t = 0; t <= pos; ++t) {
-      float score = 0;
-      for (int i = 0; i < hd; ++i) score += q[i] * k_at(t * kv_dim + kv_off + i);
-      att_[t] = score * att_scale;
-    }
-    softmax(att_.data(), pos + 1);
-    float* out = xb2_.data() + head * hd;
-    std::fill(out, out + hd, 0.f);
-    for (uint32_t t = 0; t <= pos; ++t) {
-      const float a = r16(att_[t]);
-      for (int i = 0; i < hd; ++i) out[i] += a * v_at(t * kv_dim + kv_off + i);
-    }
+  auto k_at = [&](uint64_t i) { return f16 ? fp16_to_fp32_fast(k_cache16_[base + i]) : k_cache_[base + i]; };
+  auto v_at = [&](uint64_t i) { return f16 ? fp16_to_fp32_fast(v_cache16_[base + i]) : v_cache_[base + i]; };
+  float q[512];
+  for (int i = 0; i < hd; ++i) q[i] = r16(q_head[i]);
+  for (uint32_t t = 0; t <= pos; ++t) {
+    float score = 0;
+    for (int i = 0; i < hd; ++i) score += q[i] * k_at(t * kv_dim + i);
+    att[t] = score * att_scale;
+  }
+  softmax(att, pos + 1);
+  std::fill(out, out + hd, 0.f);
+  for (uint32_t t = 0; t <= pos; ++t) {
+    const float a = r16(att[t]);
+    for (int i = 0; i < hd; ++i) out[i] += a * v_at(t * kv_dim + i);
   }
 }
 

@@ -35,12 +35,15 @@ class LlamaModel {
   const WeightMatrix& token_embd() const { return token_embd_; }
   const WeightMatrix& output() const { return output_; }  // token_embd when tied
   const std::vector<float>& output_norm() const { return output_norm_; }
+  // LLaMA-3.1+ per-dimension RoPE divisors (rope_freqs.weight); nullptr if none.
+  const float* rope_freqs() const { return rope_freqs_.empty() ? nullptr : rope_freqs_.data(); }
 
  private:
   LlamaHParams hp_;
   WeightMatrix token_embd_;   // (n_vocab, n_embd)
   std::vector<LlamaLayer> layers_;
   std::vector<float> output_norm_;
+  std::vector<float> rope_freqs_;
   WeightMatrix output_;       // (n_vocab, n_embd)
 };
 
@@ -53,15 +56,20 @@ class LlamaContext {
   // llama.cpp does with it: queries and attention weights rounded to F16 too.
   LlamaContext(const LlamaModel& model, uint32_t n_ctx, ThreadPool& pool, KvCacheType kv_type = KvCacheType::F16);
 
-  // Evaluates tokens at positions n_past() onwards; returns the logits
-  // (n_vocab floats) after the last one. Throws TooLarge past n_ctx.
+  // Evaluates tokens at positions n_past() onwards, in batches of up to
+  // kMaxBatch through the matrix x matrix kernels; returns the logits
+  // (n_vocab floats) after the last one. A batch gives the same results as
+  // evaluating its tokens one by one. Throws TooLarge past n_ctx.
   const float* eval(const int32_t* tokens, int n_tokens);
+  static constexpr int kMaxBatch = 32;
   uint32_t n_past() const { return n_past_; }
   void reset() { n_past_ = 0; }
 
  private:
-  void forward(int32_t token, uint32_t pos);
-  void attention(uint32_t layer, uint32_t pos);
+  void forward(const int32_t* tokens, int n_tokens, uint32_t pos0);
+  void store_kv(uint32_t layer, uint32_t pos0, int n_tokens);
+  void attention(uint32_t layer, uint32_t pos0, int n_tokens);
+  void attend(uint32_t layer, uint32_t pos, uint32_t head, const float* q, float* att, float* out) const;
 
   const LlamaModel& model_;
   ThreadPool& pool_;
@@ -70,8 +78,9 @@ class LlamaContext {
   KvCacheType kv_type_;
   std::vector<float> k_cache_, v_cache_;        // F32: (n_layer, n_ctx, n_head_kv * head_dim)
   std::vector<uint16_t> k_cache16_, v_cache16_;  // F16: the same layout
-  // Activations of the current token.
-  std::vector<float> x_, xb_, xb2_, q_, k_, v_, att_, hb_, hb2_, logits_;
+  // Activations of the current batch, one row per token.
+  std::vector<float> x_, xb_, xb2_, q_, k_, v_, hb_, hb2_, logits_;
+  std::vector<float> att_;  // attention scores, n_ctx per thread
   MatmulScratch scratch_;
 };
 

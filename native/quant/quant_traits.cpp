@@ -51,6 +51,12 @@ struct Table {
     for (uint32_t id = 0; id < 64; ++id) rows[id] = make(static_cast<GgmlType>(id));
     rows[static_cast<int>(GgmlType::F16)].round_activations_to = GgmlType::F16;
     rows[static_cast<int>(GgmlType::BF16)].round_activations_to = GgmlType::BF16;
+#ifdef __wasm_simd128__
+    rows[static_cast<int>(GgmlType::Q4_0)].vec_dot_wide = vec_dot_q4_0_q8_0w;
+    rows[static_cast<int>(GgmlType::Q8_0)].vec_dot_wide = vec_dot_q8_0_q8_0w;
+    rows[static_cast<int>(GgmlType::Q4_K)].vec_dot_wide = vec_dot_q4_K_q8_Kw;
+    rows[static_cast<int>(GgmlType::Q6_K)].vec_dot_wide = vec_dot_q6_K_q8_Kw;
+#endif
   }
 };
 

@@ -12,6 +12,10 @@ using ToFloatFn = void (*)(const void* src, float* dst, int64_t n);
 using FromFloatFn = void (*)(const float* src, void* dst, int64_t n);
 // Dot product of n weights with n activations quantized to vec_dot_type.
 using VecDotFn = float (*)(int64_t n, const void* weights, const void* activations);
+// One weight row against 1 to 4 tokens' widened activations
+// (wide_activations.h): out[t * out_stride] = dot(weights, activations + t * act_stride).
+using VecDotWideFn = void (*)(int64_t n, const void* weights, const void* activations, int64_t act_stride,
+                              int n_tokens, float* out, int64_t out_stride);
 
 struct QuantTraits {
   GgmlType type;
@@ -24,6 +28,9 @@ struct QuantTraits {
   // products of two such values are exact in f32, so rounding the f32
   // activations once gives ggml's products with the fast f16 x f32 kernel.
   GgmlType round_activations_to = GgmlType::F32;  // F32: no rounding
+  // SIMD builds: the same dot against widened activations, several tokens per
+  // pass over the weights. nullptr: matrix products use vec_dot.
+  VecDotWideFn vec_dot_wide = nullptr;
 };
 
 const QuantTraits& quant_traits(GgmlType type);

@@ -82,4 +82,19 @@ WASMLM_DECLARE_DOT(iq4_xs_q8_K_simd)
 #endif
 #undef WASMLM_DECLARE_DOT
 
+#ifdef __wasm_simd128__
+// Weights against activations widened to int16 (wide_activations.h), for 1 to
+// kMaxWideTokens tokens sharing one pass over the weight row:
+// out[t * out_stride] = dot(w, (bytes) a + t * act_stride).
+constexpr int kMaxWideTokens = 4;
+#define WASMLM_DECLARE_WIDE_DOT(name)                                                                 \
+  void vec_dot_##name(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out, \
+                      int64_t out_stride);
+WASMLM_DECLARE_WIDE_DOT(q4_0_q8_0w)
+WASMLM_DECLARE_WIDE_DOT(q8_0_q8_0w)
+WASMLM_DECLARE_WIDE_DOT(q4_K_q8_Kw)
+WASMLM_DECLARE_WIDE_DOT(q6_K_q8_Kw)
+#undef WASMLM_DECLARE_WIDE_DOT
+#endif
+
 }  // namespace wasmlm

@@ -5,6 +5,7 @@
 #include <wasm_simd128.h>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace wasmlm::simd {
 
@@ -18,6 +19,25 @@ inline v128_t dot_i8x16(v128_t a, v128_t b) {
 // (weights 0-15 and 16-31) with 32 int8 activations.
 inline v128_t block_dot_i8x32(v128_t lo, v128_t hi, const int8_t* q8) {
   return wasm_i32x4_add(dot_i8x16(lo, wasm_v128_load(q8)), dot_i8x16(hi, wasm_v128_load(q8 + 16)));
+}
+
+// Sum of the 32 products of four int16x8 weight vectors with 32 int16
+// activations, as 4 int32 lanes.
+inline v128_t dot_i16x32(v128_t w0, v128_t w1, v128_t w2, v128_t w3, const int16_t* y) {
+  return wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_dot_i16x8(w0, wasm_v128_load(y)), wasm_i32x4_dot_i16x8(w1, wasm_v128_load(y + 8))),
+                        wasm_i32x4_add(wasm_i32x4_dot_i16x8(w2, wasm_v128_load(y + 16)), wasm_i32x4_dot_i16x8(w3, wasm_v128_load(y + 24))));
+}
+
+// Calls kernel(std::integral_constant<int, T>) with T = n_tokens in [1, 4],
+// so the per-token loops unroll and their accumulators stay in registers.
+template <typename Kernel>
+inline void dispatch_tokens(int n_tokens, Kernel&& kernel) {
+  switch (n_tokens) {
+    case 1: kernel(std::integral_constant<int, 1>{}); break;
+    case 2: kernel(std::integral_constant<int, 2>{}); break;
+    case 3: kernel(std::integral_constant<int, 3>{}); break;
+    default: kernel(std::integral_constant<int, 4>{}); break;
+  }
 }
 
 // acc += float(isum) * d, lane-wise.

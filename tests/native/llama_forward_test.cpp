@@ -177,3 +177,30 @@ TEST(LlamaForward, ContextOverflowAndBadTokensAreTypedErrors) {
   int32_t bad = 512;
   EXPECT_THROW(ctx.eval(&bad, 1), Error);
 }
+
+// A prompt longer than one batch, evaluated at once (batches through the
+// matrix x matrix kernels, attention spread over threads) and token by token:
+// the same logits to the bit, then and after one more token.
+TEST(LlamaForward, BatchedPromptGivesTheSameLogitsAsTokenByToken) {
+  WASMLM_REQUIRE_TESTDATA();
+  for (const char* file : {"synth-kq/synth-kq-Q4_K_M.gguf", "synth-kq/synth-kq-pure-Q4_0.gguf",
+                           "llama/stories260K/stories260K.gguf"}) {
+    SCOPED_TRACE(file);
+    auto m = load(file);
+    LlamaModel model(m->file, m->store);
+    std::vector<int32_t> prompt = kPrompt;
+    for (int i = 0; i < 2 * LlamaContext::kMaxBatch; ++i) prompt.push_back((i * 37 + 11) % 500);
+    ThreadPool pool(2);
+    LlamaContext batched(model, 128, pool), single(model, 128, pool);
+    const float* a = batched.eval(prompt.data(), static_cast<int>(prompt.size()));
+    std::vector<float> la(a, a + model.hparams().n_vocab);
+    const float* b = nullptr;
+    for (int32_t id : prompt) b = single.eval(&id, 1);
+    EXPECT_TRUE(std::equal(la.begin(), la.end(), b));
+    const int32_t next = 42;
+    a = batched.eval(&next, 1);
+    la.assign(a, a + model.hparams().n_vocab);
+    b = single.eval(&next, 1);
+    EXPECT_TRUE(std::equal(la.begin(), la.end(), b));
+  }
+}

@@ -10,6 +10,7 @@
 #include "core/ggml_type.h"
 #include "quant/fp16.h"
 #include "quant/quant_traits.h"
+#include "quant/wide_activations.h"
 
 using namespace wasmlm;
 
@@ -59,7 +60,57 @@ bool integer_exact(GgmlType type) {
   }
 }
 
+// |w| . |a| over the dequantized values: the scale of a dot's rounding error.
+double magnitude(const QuantTraits& t, const uint8_t* w, const uint8_t* qa, int64_t n) {
+  std::vector<float> wf(n), af(n);
+  t.to_float(w, wf.data(), n);
+  quant_traits(t.vec_dot_type).to_float(qa, af.data(), n);
+  double mag = 0;
+  for (int64_t i = 0; i < n; ++i) mag += std::fabs(double(wf[i]) * af[i]);
+  return mag;
+}
+
 }  // namespace
+
+// The multi-token kernels over int16 activations: each token's result must
+// be what the scalar reference gives for that token alone.
+TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
+  std::mt19937 rng(99);
+  int checked = 0;
+  for (uint32_t id = 0; id < 64; ++id) {
+    const GgmlTypeInfo* info = ggml_type_info(id);
+    if (!info) continue;
+    const QuantTraits& t = quant_traits(info->type);
+    if (!t.vec_dot_wide) continue;
+    for (int64_t n : {256, 4096, 11008}) {
+      if (n % info->block_size) continue;
+      for (int n_tokens = 1; n_tokens <= 4; ++n_tokens) {
+        std::vector<uint8_t> w = random_weights(info->type, n, rng);
+        const uint64_t q_bytes = *ggml_nbytes(t.vec_dot_type, n), wide_bytes = wide_activation_bytes(t.vec_dot_type, n);
+        std::vector<uint8_t> qa(q_bytes * n_tokens + 16), wide(wide_bytes * n_tokens + 16);
+        for (int tok = 0; tok < n_tokens; ++tok) {
+          std::vector<float> a = random_floats(n, rng);
+          quant_traits(t.vec_dot_type).from_float(a.data(), qa.data() + tok * q_bytes, n);
+          widen_activations(t.vec_dot_type, qa.data() + tok * q_bytes, wide.data() + tok * wide_bytes, n);
+        }
+        float out[2 * 4];
+        t.vec_dot_wide(n, w.data(), wide.data(), static_cast<int64_t>(wide_bytes), n_tokens, out, 2);
+        for (int tok = 0; tok < n_tokens; ++tok) {
+          const float ref = t.vec_dot_ref(n, w.data(), qa.data() + tok * q_bytes);
+          SCOPED_TRACE(std::string(info->name) + " n=" + std::to_string(n) + " tokens=" + std::to_string(n_tokens) +
+                       " token " + std::to_string(tok));
+          if (integer_exact(info->type)) {
+            EXPECT_EQ(out[2 * tok], ref);
+          } else {
+            EXPECT_NEAR(out[2 * tok], ref, 1e-5 * magnitude(t, w.data(), qa.data() + tok * q_bytes, n) + 1e-6);
+          }
+        }
+      }
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+}
 
 TEST(SimdKernels, EveryVecDotMatchesItsScalarReference) {
   std::mt19937 rng(1234);
@@ -84,12 +135,7 @@ TEST(SimdKernels, EveryVecDotMatchesItsScalarReference) {
           EXPECT_EQ(got, ref);
         } else {
           // Relative to the sum of magnitudes, since the dot itself may cancel.
-          std::vector<float> wf(n), af(n);
-          t.to_float(w.data(), wf.data(), n);
-          quant_traits(t.vec_dot_type).to_float(qa.data(), af.data(), n);
-          double mag = 0;
-          for (int64_t i = 0; i < n; ++i) mag += std::fabs(double(wf[i]) * af[i]);
-          EXPECT_NEAR(got, ref, 1e-5 * mag + 1e-6);
+          EXPECT_NEAR(got, ref, 1e-5 * magnitude(t, w.data(), qa.data(), n) + 1e-6);
         }
       }
     }

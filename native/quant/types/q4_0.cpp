@@ -5,6 +5,7 @@
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
+#include "quant/wide_activations.h"
 
 namespace wasmlm {
 
@@ -66,6 +67,33 @@ float vec_dot_q4_0_q8_0_simd(int64_t n, const void* w, const void* a) {
     acc = simd::add_scaled(acc, isum, fp16_to_fp32_fast(x[i].d) * fp16_to_fp32_fast(y[i].d));
   }
   return simd::hsum_f32(acc);
+}
+
+// Nibbles widen to int16 lanes, where masking and shifting are single
+// instructions (wasm has no 8-bit shift on x86).
+void vec_dot_q4_0_q8_0w(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                        int64_t out_stride) {
+  const auto* x = static_cast<const block_q4_0*>(w);
+  const v128_t m4 = wasm_i16x8_splat(0x0F), s8 = wasm_i16x8_splat(8);
+  simd::dispatch_tokens(n_tokens, [&](auto nt) {
+    constexpr int T = decltype(nt)::value;
+    const block_q8_0w* y[T];
+    v128_t acc[T];
+    for (int t = 0; t < T; ++t) {
+      y[t] = reinterpret_cast<const block_q8_0w*>(static_cast<const uint8_t*>(a) + t * act_stride);
+      acc[t] = wasm_f32x4_splat(0);
+    }
+    for (int64_t i = 0; i < n / QK4_0; ++i) {
+      const v128_t v = wasm_v128_load(x[i].qs);
+      const v128_t lo = wasm_u16x8_extend_low_u8x16(v), hi = wasm_u16x8_extend_high_u8x16(v);
+      const v128_t w0 = wasm_i16x8_sub(wasm_v128_and(lo, m4), s8), w1 = wasm_i16x8_sub(wasm_v128_and(hi, m4), s8);
+      const v128_t w2 = wasm_i16x8_sub(wasm_u16x8_shr(lo, 4), s8), w3 = wasm_i16x8_sub(wasm_u16x8_shr(hi, 4), s8);
+      const float d = fp16_to_fp32_fast(x[i].d);
+      for (int t = 0; t < T; ++t)
+        acc[t] = simd::add_scaled(acc[t], simd::dot_i16x32(w0, w1, w2, w3, y[t][i].qs), d * y[t][i].d);
+    }
+    for (int t = 0; t < T; ++t) out[t * out_stride] = simd::hsum_f32(acc[t]);
+  });
 }
 
 #endif

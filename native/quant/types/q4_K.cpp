@@ -1,12 +1,14 @@
 // Q4_K: 256 weights in 8 groups of 32; 4-bit q, 6-bit scale and min per group.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include "quant/k_scales.h"
 #include "quant/quant_search.h"
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
+#include "quant/wide_activations.h"
 
 namespace wasmlm {
 
@@ -90,6 +92,66 @@ float vec_dot_q4_K_q8_K_simd(int64_t n, const void* w, const void* a) {
     sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * simd::hsum_i32(isum) - fp16_to_fp32_fast(x[i].dmin) * summs);
   }
   return sum;
+}
+
+namespace {
+// The 8 6-bit scales (bytes 0-7 of out) and mins (bytes 8-15) of a Q4_K/Q5_K
+// block, unpacked together with 32-bit operations.
+void unpack_k_scales(const uint8_t packed[12], uint8_t out[16]) {
+  uint32_t u[4];
+  std::memcpy(u, packed, 12);
+  constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
+  u[3] = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4);
+  const uint32_t mins_lo = u[1] & kLow6;
+  u[1] = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4);
+  u[2] = mins_lo;
+  u[0] &= kLow6;
+  std::memcpy(out, u, 16);
+}
+}  // namespace
+
+void vec_dot_q4_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                        int64_t out_stride) {
+  const auto* x = static_cast<const block_q4_K*>(w);
+  const v128_t m4 = wasm_i16x8_splat(0x0F);
+  simd::dispatch_tokens(n_tokens, [&](auto nt) {
+    constexpr int T = decltype(nt)::value;
+    const block_q8_Kw* y[T];
+    float sum[T];
+    for (int t = 0; t < T; ++t) {
+      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
+      sum[t] = 0;
+    }
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+      alignas(16) uint8_t sm[16];
+      unpack_k_scales(x[i].scales, sm);
+      const v128_t mins = wasm_u16x8_load8x8(sm + 8);
+      v128_t isum[T];
+      for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
+      const uint8_t* q4 = x[i].qs;
+      for (int j = 0; j < 8; j += 2, q4 += 32) {
+        const v128_t v0 = wasm_v128_load(q4), v1 = wasm_v128_load(q4 + 16);
+        const v128_t l0 = wasm_u16x8_extend_low_u8x16(v0), l1 = wasm_u16x8_extend_high_u8x16(v0);
+        const v128_t l2 = wasm_u16x8_extend_low_u8x16(v1), l3 = wasm_u16x8_extend_high_u8x16(v1);
+        const v128_t a0 = wasm_v128_and(l0, m4), a1 = wasm_v128_and(l1, m4);
+        const v128_t a2 = wasm_v128_and(l2, m4), a3 = wasm_v128_and(l3, m4);
+        const v128_t b0 = wasm_u16x8_shr(l0, 4), b1 = wasm_u16x8_shr(l1, 4);
+        const v128_t b2 = wasm_u16x8_shr(l2, 4), b3 = wasm_u16x8_shr(l3, 4);
+        const v128_t sc0 = wasm_i32x4_splat(sm[j]), sc1 = wasm_i32x4_splat(sm[j + 1]);
+        for (int t = 0; t < T; ++t) {
+          const int16_t* q8 = y[t][i].qs + 32 * j;
+          isum[t] = wasm_i32x4_add(isum[t], wasm_i32x4_add(wasm_i32x4_mul(simd::dot_i16x32(a0, a1, a2, a3, q8), sc0),
+                                                           wasm_i32x4_mul(simd::dot_i16x32(b0, b1, b2, b3, q8 + 32), sc1)));
+        }
+      }
+      const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);
+      for (int t = 0; t < T; ++t) {
+        const int summs = simd::hsum_i32(wasm_i32x4_dot_i16x8(mins, wasm_v128_load(y[t][i].gsums)));
+        sum[t] += y[t][i].d * (d * simd::hsum_i32(isum[t]) - dmin * summs);
+      }
+    }
+    for (int t = 0; t < T; ++t) out[t * out_stride] = sum[t];
+  });
 }
 #endif
 

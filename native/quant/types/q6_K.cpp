@@ -8,6 +8,7 @@
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
+#include "quant/wide_activations.h"
 
 namespace wasmlm {
 
@@ -136,6 +137,67 @@ float vec_dot_q6_K_q8_K_simd(int64_t n, const void* w, const void* a) {
     sum += fp16_to_fp32_fast(x[i].d) * y[i].d * simd::hsum_i32(isum);
   }
   return sum;
+}
+
+// Weights stay unsigned (0..63) in int16 lanes; the -32 offset is applied
+// once per block through the activations' 16-element sums.
+void vec_dot_q6_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                        int64_t out_stride) {
+  const auto* x = static_cast<const block_q6_K*>(w);
+  const v128_t m4 = wasm_i16x8_splat(0x0F), m3 = wasm_i16x8_splat(3);
+  simd::dispatch_tokens(n_tokens, [&](auto nt) {
+    constexpr int T = decltype(nt)::value;
+    const block_q8_Kw* y[T];
+    float sum[T];
+    for (int t = 0; t < T; ++t) {
+      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
+      sum[t] = 0;
+    }
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+      const uint8_t* ql = x[i].ql;
+      const uint8_t* qh = x[i].qh;
+      const int8_t* sc = x[i].scales;
+      v128_t isum[T];
+      for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
+      for (int half = 0; half < QK_K; half += 128, ql += 64, qh += 32, sc += 8) {
+        for (int l = 0; l < 32; l += 16) {
+          const int is = l / 16;
+          const v128_t a0 = wasm_v128_load(ql + l), a1 = wasm_v128_load(ql + l + 32), h = wasm_v128_load(qh + l);
+          v128_t q[4][2];  // [which quarter of the half][weights l..l+7, l+8..l+15]
+          for (int k = 0; k < 2; ++k) {
+            const v128_t x0 = k ? wasm_u16x8_extend_high_u8x16(a0) : wasm_u16x8_extend_low_u8x16(a0);
+            const v128_t x1 = k ? wasm_u16x8_extend_high_u8x16(a1) : wasm_u16x8_extend_low_u8x16(a1);
+            const v128_t hk = k ? wasm_u16x8_extend_high_u8x16(h) : wasm_u16x8_extend_low_u8x16(h);
+            q[0][k] = wasm_v128_or(wasm_v128_and(x0, m4), wasm_i16x8_shl(wasm_v128_and(hk, m3), 4));
+            q[1][k] = wasm_v128_or(wasm_v128_and(x1, m4), wasm_i16x8_shl(wasm_v128_and(wasm_u16x8_shr(hk, 2), m3), 4));
+            q[2][k] = wasm_v128_or(wasm_u16x8_shr(x0, 4), wasm_i16x8_shl(wasm_v128_and(wasm_u16x8_shr(hk, 4), m3), 4));
+            q[3][k] = wasm_v128_or(wasm_u16x8_shr(x1, 4), wasm_i16x8_shl(wasm_u16x8_shr(hk, 6), 4));
+          }
+          for (int t = 0; t < T; ++t) {
+            const int16_t* q8 = y[t][i].qs + half + l;
+            v128_t s = wasm_i32x4_splat(0);
+            for (int k = 0; k < 4; ++k) {
+              const v128_t d = wasm_i32x4_add(wasm_i32x4_dot_i16x8(q[k][0], wasm_v128_load(q8 + 32 * k)),
+                                              wasm_i32x4_dot_i16x8(q[k][1], wasm_v128_load(q8 + 32 * k + 8)));
+              s = wasm_i32x4_add(s, wasm_i32x4_mul(d, wasm_i32x4_splat(sc[is + 2 * k])));
+            }
+            isum[t] = wasm_i32x4_add(isum[t], s);
+          }
+        }
+      }
+      // The 16 scales in element order match the 16 bsums; subtract 32 * sum(scale * bsum).
+      const v128_t s8 = wasm_v128_load(x[i].scales);
+      const v128_t s_lo = wasm_i16x8_extend_low_i8x16(s8), s_hi = wasm_i16x8_extend_high_i8x16(s8);
+      const float d = fp16_to_fp32_fast(x[i].d);
+      for (int t = 0; t < T; ++t) {
+        const v128_t off = wasm_i32x4_add(wasm_i32x4_dot_i16x8(s_lo, wasm_v128_load(y[t][i].bsums)),
+                                          wasm_i32x4_dot_i16x8(s_hi, wasm_v128_load(y[t][i].bsums + 8)));
+        const v128_t total = wasm_i32x4_sub(isum[t], wasm_i32x4_shl(off, 5));
+        sum[t] += d * y[t][i].d * simd::hsum_i32(total);
+      }
+    }
+    for (int t = 0; t < T; ++t) out[t * out_stride] = sum[t];
+  });
 }
 #endif
 

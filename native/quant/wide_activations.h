@@ -1,0 +1,34 @@
+// Activations widened to int16 once per matrix product, so the SIMD kernels
+// feed i32x4.dot_i16x8 directly: wasm SIMD-128 has no int8 dot product, and
+// widening the activations inside every weight row's dot would repeat the
+// same work rows times. The integer values are those of the Q8_0 / Q8_K
+// activations ggml uses, so results stay the same.
+#pragma once
+
+#include <cstdint>
+
+#include "core/ggml_type.h"
+#include "quant/blocks.h"
+
+namespace wasmlm {
+
+struct block_q8_0w {
+  int16_t qs[QK8_0];
+  float d;
+};
+
+struct block_q8_Kw {
+  int16_t qs[QK_K];
+  int16_t bsums[QK_K / 16];  // sums of 16 consecutive qs
+  int16_t gsums[QK_K / 32];  // sums of 32 consecutive qs
+  float d;
+};
+
+// Whether `vec_dot_type` activations have a widened form.
+bool has_wide_activations(GgmlType vec_dot_type);
+// Bytes of n widened activations.
+uint64_t wide_activation_bytes(GgmlType vec_dot_type, int64_t n);
+// src: n activations quantized to vec_dot_type; dst: their widened form.
+void widen_activations(GgmlType vec_dot_type, const void* src, void* dst, int64_t n);
+
+}  // namespace wasmlm

@@ -19,4 +19,8 @@ void pack_k_scales(const float scales[8], const float mins[8], float inv_scale, 
 // Recomputes the 256 levels L in [0, nmax] against the packed (rounded) scales.
 void requantize_k_levels(const float* x, const uint8_t packed[12], float d, float dmin, int nmax, uint8_t* L);
 
+// All 8 scales (out[0..7]) and mins (out[8..15]) of a Q4_K/Q5_K block at
+// once, with 32-bit operations: what get_scale_min_k4 gives one at a time.
+void unpack_k_scales(const uint8_t packed[12], uint8_t out[16]);
+
 }  // namespace wasmlm

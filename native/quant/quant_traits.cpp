@@ -55,6 +55,7 @@ struct Table {
     rows[static_cast<int>(GgmlType::Q4_0)].vec_dot_wide = vec_dot_q4_0_q8_0w;
     rows[static_cast<int>(GgmlType::Q8_0)].vec_dot_wide = vec_dot_q8_0_q8_0w;
     rows[static_cast<int>(GgmlType::Q4_K)].vec_dot_wide = vec_dot_q4_K_q8_Kw;
+    rows[static_cast<int>(GgmlType::Q5_K)].vec_dot_wide = vec_dot_q5_K_q8_Kw;
     rows[static_cast<int>(GgmlType::Q6_K)].vec_dot_wide = vec_dot_q6_K_q8_Kw;
 #endif
   }

@@ -44,7 +44,7 @@ Fixture make(GgmlType type, int64_t cols, int64_t rows, uint32_t seed) {
 }  // namespace
 
 TEST(Matmul, MatvecAndMatmulMatchPerRowDotsForEveryThreadCount) {
-  for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K,
+  for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K,
                         GgmlType::IQ4_NL, GgmlType::Q5_1}) {
     Fixture f = make(type, 512, 200, 7);
     const int64_t n_tokens = 13;

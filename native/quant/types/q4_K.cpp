@@ -94,21 +94,6 @@ float vec_dot_q4_K_q8_K_simd(int64_t n, const void* w, const void* a) {
   return sum;
 }
 
-namespace {
-// The 8 6-bit scales (bytes 0-7 of out) and mins (bytes 8-15) of a Q4_K/Q5_K
-// block, unpacked together with 32-bit operations.
-void unpack_k_scales(const uint8_t packed[12], uint8_t out[16]) {
-  uint32_t u[4];
-  std::memcpy(u, packed, 12);
-  constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
-  u[3] = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4);
-  const uint32_t mins_lo = u[1] & kLow6;
-  u[1] = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4);
-  u[2] = mins_lo;
-  u[0] &= kLow6;
-  std::memcpy(out, u, 16);
-}
-}  // namespace
 
 void vec_dot_q4_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                         int64_t out_stride) {
@@ -133,16 +118,13 @@ void vec_dot_q4_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_str
         const v128_t v0 = wasm_v128_load(q4), v1 = wasm_v128_load(q4 + 16);
         const v128_t l0 = wasm_u16x8_extend_low_u8x16(v0), l1 = wasm_u16x8_extend_high_u8x16(v0);
         const v128_t l2 = wasm_u16x8_extend_low_u8x16(v1), l3 = wasm_u16x8_extend_high_u8x16(v1);
-        const v128_t a0 = wasm_v128_and(l0, m4), a1 = wasm_v128_and(l1, m4);
-        const v128_t a2 = wasm_v128_and(l2, m4), a3 = wasm_v128_and(l3, m4);
-        const v128_t b0 = wasm_u16x8_shr(l0, 4), b1 = wasm_u16x8_shr(l1, 4);
-        const v128_t b2 = wasm_u16x8_shr(l2, 4), b3 = wasm_u16x8_shr(l3, 4);
-        const v128_t sc0 = wasm_i32x4_splat(sm[j]), sc1 = wasm_i32x4_splat(sm[j + 1]);
-        for (int t = 0; t < T; ++t) {
-          const int16_t* q8 = y[t][i].qs + 32 * j;
-          isum[t] = wasm_i32x4_add(isum[t], wasm_i32x4_add(wasm_i32x4_mul(simd::dot_i16x32(a0, a1, a2, a3, q8), sc0),
-                                                           wasm_i32x4_mul(simd::dot_i16x32(b0, b1, b2, b3, q8 + 32), sc1)));
-        }
+        const v128_t lo[4] = {wasm_v128_and(l0, m4), wasm_v128_and(l1, m4), wasm_v128_and(l2, m4), wasm_v128_and(l3, m4)};
+        const v128_t hi[4] = {wasm_u16x8_shr(l0, 4), wasm_u16x8_shr(l1, 4), wasm_u16x8_shr(l2, 4), wasm_u16x8_shr(l3, 4)};
+        const int16_t* q8[T];
+        for (int t = 0; t < T; ++t) q8[t] = y[t][i].qs + 32 * j;
+        simd::add_scaled_dots<T, 4>(lo, sm[j], q8, isum);  // 15 * 63 fits int16
+        for (int t = 0; t < T; ++t) q8[t] += 32;
+        simd::add_scaled_dots<T, 4>(hi, sm[j + 1], q8, isum);
       }
       const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);
       for (int t = 0; t < T; ++t) {

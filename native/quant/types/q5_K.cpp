@@ -8,6 +8,7 @@
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
+#include "quant/wide_activations.h"
 
 namespace wasmlm {
 
@@ -116,6 +117,56 @@ float vec_dot_q5_K_q8_K_simd(int64_t n, const void* w, const void* a) {
     sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * simd::hsum_i32(isum) - fp16_to_fp32_fast(x[i].dmin) * summs);
   }
   return sum;
+}
+
+void vec_dot_q5_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                        int64_t out_stride) {
+  const auto* x = static_cast<const block_q5_K*>(w);
+  const v128_t m4 = wasm_i16x8_splat(0x0F), bit4 = wasm_i16x8_splat(0x10);
+  simd::dispatch_tokens(n_tokens, [&](auto nt) {
+    constexpr int T = decltype(nt)::value;
+    const block_q8_Kw* y[T];
+    float sum[T];
+    for (int t = 0; t < T; ++t) {
+      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
+      sum[t] = 0;
+    }
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+      alignas(16) uint8_t sm[16];
+      unpack_k_scales(x[i].scales, sm);
+      const v128_t mins = wasm_u16x8_load8x8(sm + 8);
+      // The 5th bits of all 256 weights: byte l of qh holds bit 2j (group j) and
+      // 2j + 1 (group j + 1) of weight l of group pair j.
+      const v128_t h0 = wasm_v128_load(x[i].qh), h1 = wasm_v128_load(x[i].qh + 16);
+      const v128_t h[4] = {wasm_u16x8_extend_low_u8x16(h0), wasm_u16x8_extend_high_u8x16(h0),
+                           wasm_u16x8_extend_low_u8x16(h1), wasm_u16x8_extend_high_u8x16(h1)};
+      v128_t isum[T];
+      for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
+      const uint8_t* q4 = x[i].qs;
+      for (int j = 0; j < 8; j += 2, q4 += 32) {
+        const v128_t v0 = wasm_v128_load(q4), v1 = wasm_v128_load(q4 + 16);
+        const v128_t l[4] = {wasm_u16x8_extend_low_u8x16(v0), wasm_u16x8_extend_high_u8x16(v0),
+                             wasm_u16x8_extend_low_u8x16(v1), wasm_u16x8_extend_high_u8x16(v1)};
+        v128_t lo[4], hi[4];
+        for (int k = 0; k < 4; ++k) {
+          const v128_t hj = wasm_u16x8_shr(h[k], j);  // this pair's bits at 0 and 1
+          lo[k] = wasm_v128_or(wasm_v128_and(l[k], m4), wasm_v128_and(wasm_i16x8_shl(hj, 4), bit4));
+          hi[k] = wasm_v128_or(wasm_u16x8_shr(l[k], 4), wasm_v128_and(wasm_i16x8_shl(hj, 3), bit4));
+        }
+        const int16_t* q8[T];
+        for (int t = 0; t < T; ++t) q8[t] = y[t][i].qs + 32 * j;
+        simd::add_scaled_dots<T, 4>(lo, sm[j], q8, isum);  // 31 * 63 fits int16
+        for (int t = 0; t < T; ++t) q8[t] += 32;
+        simd::add_scaled_dots<T, 4>(hi, sm[j + 1], q8, isum);
+      }
+      const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);
+      for (int t = 0; t < T; ++t) {
+        const int summs = simd::hsum_i32(wasm_i32x4_dot_i16x8(mins, wasm_v128_load(y[t][i].gsums)));
+        sum[t] += y[t][i].d * (d * simd::hsum_i32(isum[t]) - dmin * summs);
+      }
+    }
+    for (int t = 0; t < T; ++t) out[t * out_stride] = sum[t];
+  });
 }
 #endif
 

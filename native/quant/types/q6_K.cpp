@@ -173,15 +173,10 @@ void vec_dot_q6_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_str
             q[2][k] = wasm_v128_or(wasm_u16x8_shr(x0, 4), wasm_i16x8_shl(wasm_v128_and(wasm_u16x8_shr(hk, 4), m3), 4));
             q[3][k] = wasm_v128_or(wasm_u16x8_shr(x1, 4), wasm_i16x8_shl(wasm_u16x8_shr(hk, 6), 4));
           }
-          for (int t = 0; t < T; ++t) {
-            const int16_t* q8 = y[t][i].qs + half + l;
-            v128_t s = wasm_i32x4_splat(0);
-            for (int k = 0; k < 4; ++k) {
-              const v128_t d = wasm_i32x4_add(wasm_i32x4_dot_i16x8(q[k][0], wasm_v128_load(q8 + 32 * k)),
-                                              wasm_i32x4_dot_i16x8(q[k][1], wasm_v128_load(q8 + 32 * k + 8)));
-              s = wasm_i32x4_add(s, wasm_i32x4_mul(d, wasm_i32x4_splat(sc[is + 2 * k])));
-            }
-            isum[t] = wasm_i32x4_add(isum[t], s);
+          for (int k = 0; k < 4; ++k) {  // 63 * 128 fits int16
+            const int16_t* q8[T];
+            for (int t = 0; t < T; ++t) q8[t] = y[t][i].qs + half + l + 32 * k;
+            simd::add_scaled_dots<T, 2>(q[k], sc[is + 2 * k], q8, isum);
           }
         }
       }

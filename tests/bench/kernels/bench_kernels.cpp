@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "compute/matmul.h"
+#include "quant/wide_activations.h"
 #include "quant/fp16.h"
 #include "quant/quant_traits.h"
 
@@ -139,16 +140,29 @@ int main(int argc, char** argv) {
     };
     Row row{ggml_type_info(type).name, gbps(pool1, KernelChoice::Reference), gbps(pool1, KernelChoice::Best),
             gbps(pool2, KernelChoice::Best), 0, 0};
-    // The bare kernel on 32 rows that stay in L1/L2: its compute-bound speed.
+    // The kernel matvec uses, on 32 rows that stay in L1/L2: its compute-bound speed.
     {
       const QuantTraits& t = quant_traits(type);
       const uint64_t row_bytes = *ggml_nbytes(type, kDim);
       std::vector<uint8_t> act(*ggml_nbytes(t.vec_dot_type, kDim));
       quant_traits(t.vec_dot_type).from_float(x.data(), act.data(), kDim);
+      std::vector<uint8_t> wide;
+      if (t.vec_dot_wide) {
+        wide.resize(wide_activation_bytes(t.vec_dot_type, kDim));
+        widen_activations(t.vec_dot_type, act.data(), wide.data(), kDim);
+      }
       float sink = 0;
       const double secs = best_time([&] {
         for (int k = 0; k < 64; ++k)
-          for (int r = 0; r < 32; ++r) sink += t.vec_dot(kDim, mats.front().data() + r * row_bytes, act.data());
+          for (int r = 0; r < 32; ++r) {
+            const uint8_t* row = mats.front().data() + r * row_bytes;
+            float out;
+            if (t.vec_dot_wide)
+              t.vec_dot_wide(kDim, row, wide.data(), 0, 1, &out, 0);
+            else
+              out = t.vec_dot(kDim, row, act.data());
+            sink += out;
+          }
       });
       if (sink == 42) std::printf(" ");
       row.in_cache = double(row_bytes) * 32 * 64 / secs / 1e9;

@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bash scripts/build.sh >/dev/null
-node build-wasm/wasmlm_bench_kernels.js
+node build-wasm/wasmlm_bench_kernels.js "$@"   # optional: type names to run

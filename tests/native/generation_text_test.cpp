@@ -1,0 +1,98 @@
+// Generated ids -> shown text on real vocabularies: stop strings split over
+// tokens, end-of-generation tokens, characters split over byte tokens.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "format/incremental_parser.h"
+#include "sampling/generation_text.h"
+#include "testdata.h"
+
+using namespace wasmlm;
+
+namespace {
+
+Tokenizer vocab(const std::string& relative) {
+  const std::vector<uint8_t> bytes = wasmlm_test::read_file(wasmlm_test::testdata_dir() + "/" + relative);
+  return Tokenizer::from_model_file(read_model_directory(bytes.size(), read_from_memory(bytes.data(), bytes.size())));
+}
+
+// Pushes every id; returns the shown text and the stop reason.
+std::pair<std::string, StopReason> stream(const Tokenizer& tok, const std::vector<int32_t>& ids, StopParams params) {
+  GenerationText gen(tok, std::move(params));
+  std::string shown;
+  for (int32_t id : ids) {
+    StopChecker::Step step = gen.push(id);
+    shown += step.text;
+    if (step.reason != StopReason::None) return {shown, step.reason};
+  }
+  return {shown + gen.flush(), StopReason::None};
+}
+
+}  // namespace
+
+TEST(GenerationText, StopsAtAStopStringSplitOverTokensAndNeverShowsIt) {
+  WASMLM_REQUIRE_TESTDATA();
+  const Tokenizer tok = vocab("llama/stories260K/stories260K.gguf");
+  const std::vector<int32_t> ids = tok.encode("Once upon a time there was a dog. The end");
+  const std::string full = tok.decode(ids);
+  StopParams params;
+  params.stop_strings = {"was a d"};
+  auto [shown, reason] = stream(tok, ids, params);
+  EXPECT_EQ(reason, StopReason::StopString);
+  EXPECT_EQ(shown, full.substr(0, full.find("was a d")));
+  // Without stop strings everything shows, the same as decode().
+  EXPECT_EQ(stream(tok, ids, {}).first, full);
+}
+
+TEST(GenerationText, EndOfGenerationTokensOfTheVocabularyStopWithoutText) {
+  WASMLM_REQUIRE_TESTDATA();
+  const Tokenizer spm = vocab("llama/stories260K/stories260K.gguf");
+  EXPECT_EQ(end_of_generation_tokens(spm), std::vector<int32_t>{spm.eos()});
+  // Phi-3's chat turns end with <|end|>: a stop token besides EOS.
+  const Tokenizer phi3 = vocab("tokenizers/llamacpp-vocab/ggml-vocab-phi-3.gguf");
+  const std::vector<int32_t> eog = end_of_generation_tokens(phi3);
+  EXPECT_NE(std::find(eog.begin(), eog.end(), phi3.find_token("<|end|>")), eog.end());
+  EXPECT_EQ(eog.front(), phi3.eos());
+  std::vector<int32_t> ids = spm.encode("Hello");
+  ids.push_back(spm.eos());
+  ids.push_back(spm.encode("world").front());
+  StopParams params;
+  params.stop_tokens = end_of_generation_tokens(spm);
+  auto [shown, reason] = stream(spm, ids, params);
+  EXPECT_EQ(reason, StopReason::StopToken);
+  EXPECT_EQ(shown, "Hello");
+}
+
+TEST(GenerationText, ACharacterSplitOverByteTokensShowsWhole) {
+  WASMLM_REQUIRE_TESTDATA();
+  const Tokenizer tok = vocab("llama/stories260K/stories260K.gguf");
+  const std::vector<int32_t> ids = tok.encode("hi \xF0\x9F\x98\x80");  // "hi 😀": the emoji is 4 byte tokens
+  GenerationText gen(tok, {});
+  std::string shown;
+  for (int32_t id : ids) {
+    const std::string piece = gen.push(id).text;
+    // Every piece is whole UTF-8: no lone continuation byte at its start.
+    if (!piece.empty()) EXPECT_NE(static_cast<unsigned char>(piece[0]) & 0xC0, 0x80);
+    shown += piece;
+  }
+  EXPECT_EQ(shown + gen.flush(), tok.decode(ids));
+  // Cut mid-character: the unfinished one comes out as U+FFFD.
+  GenerationText cut(tok, {});
+  std::string partial;
+  for (size_t i = 0; i + 1 < ids.size(); ++i) partial += cut.push(ids[i]).text;
+  EXPECT_EQ(partial + cut.flush(), "hi \xEF\xBF\xBD");
+}
+
+TEST(GenerationText, MaxTokensEndsTheStream) {
+  WASMLM_REQUIRE_TESTDATA();
+  const Tokenizer tok = vocab("llama/stories260K/stories260K.gguf");
+  const std::vector<int32_t> ids = tok.encode("Once upon a time there was");
+  StopParams params;
+  params.max_tokens = 3;
+  auto [shown, reason] = stream(tok, ids, params);
+  EXPECT_EQ(reason, StopReason::MaxTokens);
+  EXPECT_EQ(shown, tok.decode({ids[0], ids[1], ids[2]}));
+}

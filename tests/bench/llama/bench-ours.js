@@ -1,0 +1,54 @@
+// The timed run of wasmlm, shared by Node (node-ours.js) and the browser
+// Worker (browser/ours-worker.js). Every engine is timed the same way:
+//   prompt: evaluate the prompt ids (one call) + pick the first token;
+//   decode: `nGen` steps of (evaluate the last token + pick the next one).
+// Greedy, never picking ids below BANNED_BELOW (unk, BOS, EOS and the 256
+// byte tokens of the LLaMA vocabulary): every engine makes exactly the same
+// number of steps, and the text stays valid UTF-8 (wllama's server fails on
+// a half character).
+export const BANNED_BELOW = 259;
+
+/** Greedy pick: the session's sampler at temperature 0; the argmax of the allowed ids if it picked a banned one. */
+function pickGreedy(session, logits) {
+  const id = session.sample({ temperature: 0 });
+  if (id >= BANNED_BELOW) return id;
+  let best = BANNED_BELOW;
+  for (let i = BANNED_BELOW; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
+  return best;
+}
+
+/**
+ * @param {(input: unknown, options: object) => Promise<any>} openModel wasmlm's openModel
+ * @param {unknown} input path or URL of the model
+ * @param {{threads: number, prompt: number[], nGen: number, contextLength?: number}} options
+ */
+export async function benchOurs(openModel, input, { threads, prompt, nGen, contextLength = 512 }) {
+  const t0 = performance.now();
+  const session = await openModel(input, { threads, contextLength });
+  const loadMs = performance.now() - t0;
+  try {
+    // warm-up (wasm tier-up, first touches of the weights), then forget it
+    let logits = session.eval(prompt.slice(0, 8));
+    for (let i = 0; i < 4; i++) logits = session.eval([pickGreedy(session, logits)]);
+    session.reset();
+
+    const tokens = [];
+    const t1 = performance.now();
+    logits = session.eval(prompt);
+    tokens.push(pickGreedy(session, logits));
+    const t2 = performance.now();
+    let finite = true;
+    for (let i = 0; i < nGen; i++) {
+      logits = session.eval([tokens[tokens.length - 1]]);
+      tokens.push(pickGreedy(session, logits));
+    }
+    const t3 = performance.now();
+    for (let i = 0; i < logits.length; i += 97) if (!Number.isFinite(logits[i])) finite = false;
+    return {
+      threads: session.threads, loadMs, promptMs: t2 - t1, decodeMs: t3 - t2,
+      promptTokens: prompt.length, decodeSteps: nGen, tokens, finite,
+    };
+  } finally {
+    session.dispose();
+  }
+}

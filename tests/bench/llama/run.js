@@ -1,0 +1,395 @@
+#!/usr/bin/env node
+// wasmlm vs wllama vs native llama.cpp on LLaMA-shaped GGUF files of realistic
+// size (gen-model.js). Prints a Markdown table: prompt and decode tokens/s per
+// engine, and the ratios ours/wllama and ours/native. Run through run.sh
+// (installs the anchors on first use):
+//
+//   bash tests/bench/llama/run.sh [--sizes S,M] [--types Q8_0,Q4_0,Q4_K] [--threads 1,2]
+//        [--engines ours-chromium,ours-node,wllama,native] [--wllama-builds default,compat]
+//        [--prompt 128] [--gen 64] [--models DIR] [--json OUT.json]
+//
+// Timing, the same for every engine: "prompt" = evaluating the prompt (BOS +
+// an English text, `--prompt` tokens, in one call) and picking the first
+// token; "decode" = `--gen` steps of (evaluate the last token + pick the next), greedy, with
+// unk/BOS/EOS and the byte tokens forbidden (bench-ours.js says why).
+// Each run is preceded by a short warm-up (8 prompt tokens + 4 steps) on the
+// same loaded model. wllama's figures are llama.cpp's own timings from inside
+// its wasm (prompt_ms, and predicted_ms over predicted_n - 1 steps).
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../../scripts/serve.js';
+import { BANNED_BELOW } from './bench-ours.js';
+import { ensureModel, modelFileName, SIZES, TYPES } from './gen-model.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '../../..');
+const TESTDATA = process.env.WASMLM_TESTDATA ?? path.resolve(REPO, '..', 'shared', 'testdata');
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ENGINES = ['native', 'ours-node', 'ours-chromium', 'wllama'];
+const WLLAMA_BUILDS = ['default', 'compat'];
+const TARGETS = { decodeVsNative: 0.5, promptVsNative: 0.25, vsWllama: 3 };
+
+const log = (message) => process.stderr.write(`[bench] ${message}\n`);
+const list = (value) => value.split(',').map((s) => s.trim()).filter(Boolean);
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: 'S,M' },
+      types: { type: 'string', default: TYPES.join(',') },
+      threads: { type: 'string', default: '1,2' },
+      engines: { type: 'string', default: ENGINES.join(',') },
+      'wllama-builds': { type: 'string', default: WLLAMA_BUILDS.join(',') },
+      prompt: { type: 'string', default: '128' },
+      gen: { type: 'string', default: '64' },
+      models: { type: 'string', default: process.env.WASMLM_BENCH_MODELS ?? path.join(HERE, 'models') },
+      json: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    const lines = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
+    console.log(lines.slice(0, lines.findIndex((l) => !l.startsWith('//'))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+    process.exit(0);
+  }
+  const opts = {
+    sizes: list(values.sizes), types: list(values.types), threads: list(values.threads).map(Number),
+    engines: list(values.engines), wllamaBuilds: list(values['wllama-builds']),
+    nPrompt: Number(values.prompt), nGen: Number(values.gen), models: path.resolve(values.models), json: values.json,
+  };
+  const bad = (what, got, known) => got.filter((x) => !known.includes(x)).forEach((x) => {
+    throw new Error(`unknown ${what} "${x}" (known: ${known.join(', ')})`);
+  });
+  bad('size', opts.sizes, Object.keys(SIZES));
+  bad('type', opts.types, TYPES);
+  bad('engine', opts.engines, ENGINES);
+  bad('wllama build', opts.wllamaBuilds, WLLAMA_BUILDS);
+  if (opts.threads.some((t) => !(t >= 1))) throw new Error('--threads: positive integers');
+  if (!(opts.nPrompt >= 9 && opts.nPrompt <= 400) || !(opts.nGen >= 1 && opts.nGen <= 100)) {
+    throw new Error('--prompt 9..400, --gen 1..100 (the context holds 512 tokens)');
+  }
+  return opts;
+}
+
+const PROMPT_TEXT = `The old lighthouse keeper climbed the narrow stairs every evening to light the great lamp.
+From the top he could see the whole harbour: the fishing boats coming home, the gulls circling over the
+market, and the long grey line of the northern cliffs. He wrote everything in a small blue notebook, the
+wind and the weather, the names of the ships, the colour of the sea at sunset, and once, many years ago,
+the night a stranger rowed in through the storm and asked for nothing but a cup of tea and a dry blanket.
+Nobody in the village ever learned where she had come from, but the keeper kept her letters in a tin box
+under his bed, and on quiet nights he read them again by the light of the lamp while the waves broke below.`;
+
+/**
+ * The prompt: a text that llama.cpp's tokenizer (ours reproduces it) turns
+ * into exactly n ids with BOS. The ids go to wasmlm and node-llama-cpp; wllama
+ * takes the text (its completion API tokenizes text itself; run() checks that
+ * it saw n prompt tokens).
+ */
+async function makePrompt(tok, n) {
+  {
+    const words = PROMPT_TEXT.split(/\s+/);
+    for (let start = 0; start < 40; start++) {
+      for (let k = 1; start + k <= words.length; k++) {
+        const text = words.slice(start, start + k).join(' ');
+        const ids = tok.encode(text, { addBos: true });
+        if (ids.length === n) return { text, ids };
+        if (ids.length > n) break;
+      }
+    }
+    throw new Error(`no prefix of the prompt text has ${n} tokens`);
+  }
+}
+
+// ------------------------------------------------------------ snapshot ----
+
+/**
+ * Copies the package (web/src, web/dist) and the bench's browser files into
+ * tests/.tmp/, and runs everything from that copy: a rebuild of web/dist
+ * during the run (the tree is shared with development) cannot mix builds.
+ * Retries while the build is half-written (the module fails to load).
+ */
+async function snapshot() {
+  const dir = path.join(REPO, 'tests', '.tmp', `bench-llama-${process.pid}`);
+  for (let attempt = 1; ; attempt++) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    for (const part of ['web/src', 'web/dist', 'tests/bench/llama/browser', 'tests/bench/llama/bench-ours.js',
+      'tests/bench/llama/node_modules/@wllama']) {
+      fs.cpSync(path.join(REPO, part), path.join(dir, part), { recursive: true });
+    }
+    const index = pathToFileURL(path.join(dir, 'web/src/index.js')).href;
+    const check = await new Promise((resolve) => execFile(process.execPath, ['--input-type=module', '-e',
+      `const m = await import(${JSON.stringify(index)}); for (const t of [1, 2]) await m.loadWasmModule({ threads: t }); await m.releaseWasmModules(); process.exit(0);`],
+    { timeout: 60_000 }, (error, _stdout, stderr) => resolve(error ? (stderr.split('\n').find((l) => /error/i.test(l)) ?? String(error.message)).trim() : null)));
+    if (!check) {
+      process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+      return { dir, index };
+    }
+    if (attempt === 10) throw new Error(`web/dist does not load: ${check}`);
+    log(`web/dist does not load (being rebuilt?): ${check}; retrying in 15 s`);
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
+  }
+}
+
+// ---------------------------------------------------------------- Node ----
+
+let childEnv = {};
+
+/** Runs one of the Node scripts in a child process; resolves to its JSON line. */
+function runChild(script, args) {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(HERE, script), ...args], { maxBuffer: 64 << 20, timeout: 30 * 60_000, env: { ...process.env, ...childEnv } },
+      (error, stdout, stderr) => {
+        const line = stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+        if (line) return resolve(JSON.parse(line));
+        resolve({ error: `${script} failed: ${error?.message ?? ''} ${stderr.slice(-2000)}` });
+      });
+  });
+}
+
+// ------------------------------------------------------------ Chromium ----
+
+class Browser {
+  static async start(root, modelsDir) {
+    const self = new Browser();
+    // the models directory is served at /testdata/ (scripts/serve.js mounts it there)
+    self.server = await startServer({ port: 0, root, testdata: modelsDir });
+    self.profile = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmlm-bench-'));
+    self.context = await chromium.launchPersistentContext(self.profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    return self;
+  }
+
+  async page() {
+    const page = await this.context.newPage();
+    page.on('pageerror', (error) => log(`page error: ${error.message}`));
+    await page.goto(`${this.server.url}/tests/bench/llama/browser/bench.html`);
+    if (!(await page.evaluate(() => self.crossOriginIsolated))) throw new Error('the bench page is not cross-origin isolated');
+    return page;
+  }
+
+  async ours(file, args) {
+    const page = await this.page();
+    try {
+      return await page.evaluate((msg) => new Promise((resolve) => {
+        const worker = new Worker('/tests/bench/llama/browser/ours-worker.js', { type: 'module' });
+        worker.onmessage = ({ data }) => { worker.terminate(); resolve(data); };
+        worker.onerror = (event) => { worker.terminate(); resolve({ error: `worker error: ${event.message}` }); };
+        worker.postMessage(msg);
+      }), { ...args, url: `/testdata/${path.basename(file)}` });
+    } finally {
+      await page.close();
+    }
+  }
+
+  async wllama(file, build, { threads, prompt, promptText, nGen }) {
+    const page = await this.page();
+    try {
+      return await page.evaluate(async ({ url, build, threads, nPrompt, promptText, nGen, bannedBelow }) => {
+        const base = '/tests/bench/llama/node_modules/@wllama';
+        // wllama picks its compat (wasm32, Asyncify) build where JSPI is missing
+        if (build === 'compat') Object.defineProperty(WebAssembly, 'Suspending', { value: undefined, configurable: true });
+        const { Wllama } = await import(`${base}/wllama/esm/index.js`);
+        const banned = Object.fromEntries(Array.from({ length: bannedBelow }, (_, id) => [String(id), -1e4]));
+        const quiet = { debug() {}, log() {}, info() {}, warn() {}, error: console.error };
+        const wllama = new Wllama({ default: `${base}/wllama/esm/wasm/wllama.wasm` }, { suppressNativeLog: true, logger: quiet });
+        wllama.setCompat(build === 'compat' ? { wasm: `${base}/wllama-compat/wasm/wllama.wasm`, worker: `${base}/wllama-compat/wasm/wllama.js` } : null);
+        try {
+          const t0 = performance.now();
+          await wllama.loadModelFromUrl(url, {
+            useCache: false, n_ctx: 512, n_batch: 512, n_threads: threads, n_gpu_layers: 0, n_parallel: 1,
+          });
+          const loadMs = performance.now() - t0;
+          const complete = (text, steps) => wllama.createCompletion({
+            prompt: text, max_tokens: steps + 1, temperature: 0, ignore_eos: true, cache_prompt: false, logit_bias: banned,
+          });
+          await complete(promptText.split(' ').slice(0, 6).join(' '), 4); // warm-up
+          const t1 = performance.now();
+          const result = await complete(promptText, nGen);
+          const wallMs = performance.now() - t1;
+          const t = result.timings;
+          if (!t || t.prompt_n !== nPrompt || t.predicted_n !== nGen + 1) {
+            return { error: `unexpected timings ${JSON.stringify(t)} (wanted prompt_n ${nPrompt}, predicted_n ${nGen + 1})` };
+          }
+          return {
+            threads: wllama.getNumThreads(), multithread: wllama.isMultithread(), build, loadMs, wallMs,
+            promptMs: t.prompt_ms, decodeMs: (t.predicted_ms * nGen) / (t.predicted_n - 1),
+            promptTokens: t.prompt_n, decodeSteps: t.predicted_n - 1,
+            tokens: result.tokens ?? result.choices?.[0]?.tokens ?? null, text: result.choices?.[0]?.text ?? null,
+            finite: true,
+          };
+        } finally {
+          await wllama.exit().catch(() => {});
+        }
+      }, { url: `/testdata/${path.basename(file)}`, build, threads, nPrompt: prompt.length, promptText, nGen, bannedBelow: BANNED_BELOW });
+    } finally {
+      await page.close();
+    }
+  }
+
+  async close() {
+    await this.context?.close();
+    await this.server?.close();
+    if (this.profile) fs.rmSync(this.profile, { recursive: true, force: true });
+  }
+}
+
+// ------------------------------------------------------------- report ----
+
+const tps = (r, which) => (r && !r.error ? (which === 'prompt' ? r.promptTokens / (r.promptMs / 1000) : r.decodeSteps / (r.decodeMs / 1000)) : null);
+const fmt = (x, digits = 1) => (x == null || !Number.isFinite(x) ? '—' : x.toFixed(digits));
+const ratio = (a, b) => (a == null || b == null ? null : a / b);
+const fmtRatio = (x) => (x == null ? '—' : `${x.toFixed(2)}×`);
+
+/** How many leading tokens agree with native llama.cpp's. */
+function agreement(r, native) {
+  if (!r?.tokens || !native?.tokens) return null;
+  let n = 0;
+  while (n < r.tokens.length && n < native.tokens.length && r.tokens[n] === native.tokens[n]) n++;
+  return `${n}/${native.tokens.length}`;
+}
+
+/** How many leading characters of wllama's text agree with native llama.cpp's tokens' text. */
+function textAgreement(r, nativeText) {
+  if (typeof r?.text !== 'string' || typeof nativeText !== 'string') return null;
+  // llama-server keeps the first token's leading space; our decode() drops it
+  const [a, b] = [r.text.trimStart(), nativeText.trimStart()];
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return `${n}/${b.length} chars`;
+}
+
+/** wllama's fastest build per metric (the fair anchor), with the builds it came from. */
+function bestWllama(runs) {
+  const ok = runs.filter((r) => r && !r.error);
+  if (ok.length === 0) return runs[0] ?? null;
+  const pick = (which) => ok.reduce((a, b) => (tps(b, which) > tps(a, which) ? b : a));
+  const p = pick('prompt');
+  const d = pick('decode');
+  return {
+    ...d, promptMs: p.promptMs, promptTokens: p.promptTokens,
+    build: p.build === d.build ? p.build : `prompt ${p.build}, decode ${d.build}`,
+    all: ok.map((r) => `${r.build} ${fmt(tps(r, 'prompt'))}/${fmt(tps(r, 'decode'))}`).join(', '),
+  };
+}
+
+function report(rows, opts) {
+  const out = [];
+  out.push(`## wasmlm vs wllama vs llama.cpp — prompt ${opts.nPrompt} tokens, decode ${opts.nGen} greedy steps (tokens/s)`);
+  out.push('');
+  out.push('| model | type | thr | engine | prompt t/s | decode t/s | prompt ours/wllama | decode ours/wllama | prompt ours/native | decode ours/native | same tokens as native | notes |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const row of rows) {
+    const native = row.native;
+    const wl = row.wllama;
+    const line = (name, r, ours, note = '') => {
+      if (!r) return;
+      if (r.error) {
+        out.push(`| ${row.size} | ${row.type} | ${row.threads} | ${name} | error | | | | | | | ${r.error.split('\n')[0].slice(0, 120)} |`);
+        return;
+      }
+      const p = tps(r, 'prompt');
+      const d = tps(r, 'decode');
+      const cells = ours
+        ? [ratio(p, tps(wl, 'prompt')), ratio(d, tps(wl, 'decode')), ratio(p, tps(native, 'prompt')), ratio(d, tps(native, 'decode'))].map(fmtRatio)
+        : ['', '', '', ''];
+      const threadNote = r.threads != null && r.threads !== row.threads ? ` ran ${r.threads} thread(s)` : '';
+      const finiteNote = r.finite === false ? ' NON-FINITE LOGITS' : '';
+      out.push(`| ${row.size} | ${row.type} | ${row.threads} | ${name} | ${fmt(p)} | ${fmt(d)} | ${cells.join(' | ')} | ${r === native ? '(reference)' : agreement(r, native) ?? textAgreement(r, row.nativeText) ?? '—'} | ${note}${threadNote}${finiteNote} |`);
+    };
+    line('wasmlm, Chromium', row['ours-chromium'], true);
+    line('wasmlm, Node', row['ours-node'], true);
+    const sameAsOurs = textAgreement(wl, row.oursText);
+    line('wllama', wl, false, wl && !wl.error ? `best of: ${wl.all}${sameAsOurs ? `; text = wasmlm's for ${sameAsOurs}` : ''}` : '');
+    line('llama.cpp native', native, false, row.threads > 1 ? "node-llama-cpp's 2-thread decode is unreliable on this VM (compare with its 1-thread row)" : '');
+  }
+  out.push('');
+  out.push(`Targets (wasmlm in Chromium): decode ≥ ${TARGETS.decodeVsNative * 100}% of native and ≥ ${TARGETS.vsWllama}× wllama; prompt ≥ ${TARGETS.promptVsNative * 100}% of native and ≥ ${TARGETS.vsWllama}× wllama.`);
+  out.push('');
+  out.push('| model | type | thr | decode vs native | decode vs wllama | prompt vs native | prompt vs wllama | decode vs native 1-thread |');
+  out.push('|---|---|---|---|---|---|---|---|');
+  const mark = (x, target) => (x == null ? '—' : `${x.toFixed(2)}${x >= target ? ' ✓' : ' ✗'}`);
+  for (const row of rows) {
+    const ours = row['ours-chromium'];
+    if (!ours || ours.error) continue;
+    const [p, d] = [tps(ours, 'prompt'), tps(ours, 'decode')];
+    // node-llama-cpp's 2-thread decode is unreliable here: also compare with its 1-thread figure
+    const native1 = rows.find((r) => r.size === row.size && r.type === row.type && r.threads === 1)?.native;
+    out.push(`| ${row.size} | ${row.type} | ${row.threads} | ${mark(ratio(d, tps(row.native, 'decode')), TARGETS.decodeVsNative)} | ${mark(ratio(d, tps(row.wllama, 'decode')), TARGETS.vsWllama)} | ${mark(ratio(p, tps(row.native, 'prompt')), TARGETS.promptVsNative)} | ${mark(ratio(p, tps(row.wllama, 'prompt')), TARGETS.vsWllama)} | ${row.threads > 1 ? mark(ratio(d, tps(native1, 'decode')), TARGETS.decodeVsNative) : ''} |`);
+  }
+  out.push('');
+  out.push('Same tokens as native: leading greedy tokens equal to native llama.cpp\'s (information only: the weights are random, so close logits make greedy paths part early).');
+  return out.join('\n');
+}
+
+// --------------------------------------------------------------- main ----
+
+async function main() {
+  const opts = options();
+  const files = {};
+  for (const size of opts.sizes) {
+    for (const type of opts.types) files[`${size}/${type}`] = ensureModel(size, type, opts.models, TESTDATA, log);
+  }
+  const web = await snapshot();
+  childEnv = { WASMLM_BENCH_INDEX: web.index };
+  const { openTokenizer, releaseWasmModules } = await import(web.index);
+  const tokenizer = await openTokenizer(Object.values(files)[0]); // the same vocabulary in every file
+  const { ids: prompt, text: promptText } = await makePrompt(tokenizer, opts.nPrompt);
+  const needsBrowser = opts.engines.includes('ours-chromium') || opts.engines.includes('wllama');
+  if (needsBrowser && !fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing (apt-get install chromium)`);
+  const browser = needsBrowser ? await Browser.start(web.dir, opts.models) : null;
+  const rows = [];
+  try {
+    for (const size of opts.sizes) {
+      for (const type of opts.types) {
+        const file = files[`${size}/${type}`];
+        for (const threads of opts.threads) {
+          const row = { size, type, threads, file: modelFileName(size, type) };
+          rows.push(row);
+          const args = [file, String(threads), JSON.stringify(prompt), String(opts.nGen)];
+          const step = async (engine, run) => {
+            log(`${size} ${type} ${threads}t ${engine} ...`);
+            const t0 = performance.now();
+            const r = await run().catch((error) => ({ error: String(error?.stack ?? error) }));
+            log(`  ${r.error ? `error: ${r.error.split('\n')[0]}` : `prompt ${fmt(tps(r, 'prompt'))} t/s, decode ${fmt(tps(r, 'decode'))} t/s, load ${fmt(r.loadMs / 1000)} s`} (${((performance.now() - t0) / 1000).toFixed(0)} s in all)`);
+            return r;
+          };
+          if (opts.engines.includes('native')) row.native = await step('native', () => runChild('node-native.js', args));
+          if (opts.engines.includes('ours-node')) row['ours-node'] = await step('ours-node', () => runChild('node-ours.js', args));
+          if (opts.engines.includes('ours-chromium')) {
+            row['ours-chromium'] = await step('ours-chromium', () => browser.ours(file, { threads, prompt, nGen: opts.nGen }));
+          }
+          if (opts.engines.includes('wllama')) {
+            const runs = [];
+            for (const build of opts.wllamaBuilds) {
+              runs.push(await step(`wllama ${build}`, () => browser.wllama(file, build, { threads, prompt, promptText, nGen: opts.nGen })));
+            }
+            row.wllamaRuns = runs;
+            row.wllama = bestWllama(runs);
+          }
+        }
+      }
+    }
+  } finally {
+    await browser?.close();
+  }
+  // wllama returns text, not ids: compare it with native's tokens as text
+  for (const row of rows) {
+    if (row.native?.tokens) row.nativeText = tokenizer.decode(row.native.tokens);
+    if (row['ours-node']?.tokens) row.oursText = tokenizer.decode(row['ours-node'].tokens);
+  }
+  tokenizer.dispose();
+  await releaseWasmModules();
+  if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify({ options: opts, prompt, promptText, rows }, null, 1)}\n`);
+  console.log(report(rows, opts));
+}
+
+main().catch((error) => {
+  console.error(`bench: ${error?.stack ?? error}`);
+  process.exit(1);
+});

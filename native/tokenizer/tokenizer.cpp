@@ -1,6 +1,7 @@
 #include "tokenizer/tokenizer.h"
 
 #include <algorithm>
+#include <limits>
 #include <queue>
 
 #include "core/error.h"
@@ -43,6 +44,15 @@ bool flag(const Metadata& md, const char* key, bool fallback) {
 // U+2581 LOWER ONE EIGHTH BLOCK, SentencePiece's visible space.
 const char kSpmSpace[] = "\xE2\x96\x81";
 
+constexpr size_t kUgmMaxPieceBytes = 1024;
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
 }  // namespace
 
 Tokenizer Tokenizer::from_model_file(const ModelFile& file) { return from_metadata(file.metadata); }
@@ -54,9 +64,11 @@ Tokenizer Tokenizer::from_metadata(const Metadata& md) {
     t.model_ = TokenizerModel::Spm;
   } else if (model == "gpt2") {
     t.model_ = TokenizerModel::Bpe;
+  } else if (model == "t5") {
+    t.model_ = TokenizerModel::Ugm;
   } else {
     fail(ErrorCode::Unsupported, kNoOffset,
-         "tokenizer.ggml.model '" + model + "' is not supported (only 'llama' and 'gpt2')");
+         "tokenizer.ggml.model '" + model + "' is not supported (only 'llama', 'gpt2' and 't5')");
   }
 
   const MetaArray* tokens = find_array(md, "tokenizer.ggml.tokens", MetaType::String);
@@ -81,7 +93,7 @@ Tokenizer Tokenizer::from_metadata(const Metadata& md) {
   t.token_ids_.reserve(n * 2);
   for (size_t i = 0; i < n; ++i) t.token_ids_[t.tokens_[i]] = static_cast<int32_t>(i);  // later ids win
 
-  if (t.model_ == TokenizerModel::Spm) {
+  if (t.model_ != TokenizerModel::Bpe) {
     t.bos_ = 1 < n ? 1 : kNoToken;
     t.eos_ = 2 < n ? 2 : kNoToken;
     t.unk_ = 0;
@@ -121,8 +133,32 @@ Tokenizer Tokenizer::from_metadata(const Metadata& md) {
   t.pad_ = token_id(md, "tokenizer.ggml.padding_token_id", t.pad_, n);
   t.add_bos_ = flag(md, "tokenizer.ggml.add_bos_token", t.add_bos_);
   t.add_eos_ = flag(md, "tokenizer.ggml.add_eos_token", t.add_eos_);
-  if (t.model_ == TokenizerModel::Spm)  // byte-level BPE never adds one
+  if (t.model_ != TokenizerModel::Bpe)  // byte-level BPE never adds one
     t.add_space_prefix_ = flag(md, "tokenizer.ggml.add_space_prefix", t.add_space_prefix_);
+  if (t.model_ == TokenizerModel::Ugm) {
+    t.remove_extra_whitespaces_ = flag(md, "tokenizer.ggml.remove_extra_whitespaces", false);
+    // llama.cpp: 10 below the worst normal token.
+    float min_score = 0.0f;
+    bool any = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (t.types_[i] == TokenType::Normal) {
+        min_score = any ? std::min(min_score, t.scores_[i]) : t.scores_[i];
+        any = true;
+      }
+      // Matching costs O(length^2) per character: pieces longer than any
+      // real one (SentencePiece's default limit is 16 characters) never match.
+      if (t.tokens_[i].size() <= kUgmMaxPieceBytes)
+        t.ugm_max_token_bytes_ = std::max(t.ugm_max_token_bytes_, t.tokens_[i].size());
+      if (t.types_[i] == TokenType::UserDefined) t.ugm_has_user_defined_ = true;
+    }
+    t.ugm_unknown_score_ = static_cast<double>(min_score) - 10.0;
+    if (const MetaValue* v = md.find("tokenizer.ggml.precompiled_charsmap")) {
+      if (v->type != MetaType::Array || !v->array ||
+          (v->array->elem_type != MetaType::U8 && v->array->elem_type != MetaType::I8))
+        fail(ErrorCode::BadFormat, kNoOffset, "tokenizer.ggml.precompiled_charsmap: expected an array of bytes");
+      if (!v->array->packed.empty()) t.charsmap_ = std::make_shared<PrecompiledCharsmap>(v->array->packed);
+    }
+  }
 
   // llama.cpp treats these end-of-turn tokens as control tokens even when the
   // file marks them normal (GPT-2's <|endoftext|> is).
@@ -206,6 +242,8 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, const EncodeOption
         else escaped.push_back(c);
       }
       encode_spm(escaped, &out);
+    } else if (model_ == TokenizerModel::Ugm) {
+      encode_ugm(raw, &out);
     } else {
       encode_bpe(raw, &out);
     }
@@ -302,6 +340,102 @@ void Tokenizer::encode_spm(std::string_view text_view, std::vector<int32_t>* out
   }
 }
 
+// llama.cpp's llm_tokenizer_ugm_session::normalize: user-defined tokens pass
+// unchanged, the rest through the charsmap; spaces become U+2581, one is
+// prepended, runs of them merge when remove_extra_whitespaces.
+std::string Tokenizer::ugm_normalize(std::string_view text) const {
+  std::string norm;
+  norm.reserve(text.size() + text.size() / 2 + 3);
+  bool space_prepended = false, in_word = false;
+  for (size_t at = 0; at < text.size();) {
+    std::string_view piece;
+    size_t consumed = 0;
+    if (ugm_has_user_defined_) {
+      for (size_t len = std::min(text.size() - at, ugm_max_token_bytes_); len > 0 && consumed == 0; --len) {
+        const int32_t id = find_token(text.substr(at, len));
+        if (id != kNoToken && types_[id] == TokenType::UserDefined) consumed = len;
+      }
+      piece = text.substr(at, consumed);
+    }
+    if (consumed == 0 && charsmap_) {
+      const PrecompiledCharsmap::Match m = charsmap_->longest_prefix(text, at);
+      piece = m.replacement;
+      consumed = m.consumed;
+    }
+    if (consumed == 0) {
+      size_t next = at;
+      const bool replaced = utf8_next(text, &next) == kReplacementChar && text.compare(at, 3, "\xEF\xBF\xBD") != 0;
+      piece = replaced ? std::string_view("\xEF\xBF\xBD") : text.substr(at, next - at);
+      consumed = next - at;
+    }
+    for (char c : piece) {
+      if (c != ' ') {
+        if (!in_word) {
+          in_word = true;
+          if ((add_space_prefix_ && !space_prepended) || remove_extra_whitespaces_) {
+            norm += kSpmSpace;
+            space_prepended = true;
+          }
+        }
+        norm.push_back(c);
+      } else {
+        in_word = false;
+        if (!remove_extra_whitespaces_) norm += kSpmSpace;
+      }
+    }
+    at += consumed;
+  }
+  return norm;
+}
+
+// SentencePiece unigram, as llama.cpp's llm_tokenizer_ugm_session: for every
+// byte offset of the normalized text the best-scoring way to reach it;
+// characters no token covers score as unknown, and runs of unknowns collapse
+// into one <unk>.
+void Tokenizer::encode_ugm(std::string_view text, std::vector<int32_t>* out) const {
+  const std::string norm = ugm_normalize(text);
+  if (norm.empty()) return;
+
+  struct Best {
+    int32_t token;
+    size_t from;
+    double score;
+  };
+  const size_t n = norm.size();
+  std::vector<Best> best(n + 1, {unk_, 0, -std::numeric_limits<double>::infinity()});
+  best[0] = {unk_, 0, 0.0};
+  for (size_t at = 0; at < n;) {
+    const size_t char_len = std::min(n - at, utf8_len_from_lead(static_cast<uint8_t>(norm[at])));
+    if (best[at].score == -std::numeric_limits<double>::infinity()) {  // unreachable (mid-character)
+      at += char_len;
+      continue;
+    }
+    bool single_char_token = false;
+    const size_t max_len = std::min(n - at, ugm_max_token_bytes_);
+    for (size_t len = 1; len <= max_len; ++len) {
+      const int32_t id = find_token(std::string_view(norm).substr(at, len));
+      if (id == kNoToken) continue;
+      const TokenType ty = types_[id];
+      if (ty != TokenType::Normal && ty != TokenType::UserDefined && ty != TokenType::Unused) continue;
+      if (len == char_len) single_char_token = true;
+      const double score = best[at].score + (ty == TokenType::UserDefined ? 0.0 : scores_[id]);
+      if (score > best[at + len].score) best[at + len] = {id, at, score};
+    }
+    if (!single_char_token) {
+      const double score = best[at].score + ugm_unknown_score_;
+      if (score > best[at + char_len].score) best[at + char_len] = {unk_, at, score};
+    }
+    at += char_len;
+  }
+  std::vector<int32_t> ids;
+  for (size_t at = n; at > 0; at = best[at].from) {
+    const int32_t id = best[at].token;
+    if (id == kNoToken || (id == unk_ && !ids.empty() && ids.back() == unk_)) continue;
+    ids.push_back(id);
+  }
+  out->insert(out->end(), ids.rbegin(), ids.rend());
+}
+
 int Tokenizer::bpe_rank(const std::string& left, const std::string& right) const {
   std::string key = left;
   key.push_back('\0');
@@ -383,16 +517,18 @@ std::string Tokenizer::token_bytes(int32_t id, bool render_special) const {
     case TokenType::UserDefined:
       return text;
     case TokenType::Unknown:
-      return model_ == TokenizerModel::Spm ? std::string("\xE2\x96\x85") : text;  // U+2585, as llama.cpp
+      return model_ != TokenizerModel::Bpe ? std::string("\xE2\x96\x85") : text;  // U+2585, as llama.cpp
     case TokenType::Byte:
-      if (model_ == TokenizerModel::Spm && text.size() == 6 && text.compare(0, 3, "<0x") == 0)
-        return std::string(1, static_cast<char>(std::stoi(text.substr(3, 2), nullptr, 16)));
-      break;
+      if (model_ != TokenizerModel::Bpe && text.size() == 6 && text.compare(0, 3, "<0x") == 0 && text[5] == '>') {
+        const int hi = hex_digit(text[3]), lo = hex_digit(text[4]);
+        if (hi >= 0 && lo >= 0) return std::string(1, static_cast<char>(hi << 4 | lo));
+      }
+      break;  // not <0xNN>: its text, as for a normal token
     default:
       break;
   }
   std::string out;
-  if (model_ == TokenizerModel::Spm) {
+  if (model_ != TokenizerModel::Bpe) {
     for (size_t i = 0; i < text.size();) {
       if (text.compare(i, 3, kSpmSpace) == 0) {
         out.push_back(' ');

@@ -9,6 +9,10 @@
 // * `gpt2` (byte-level BPE): the text is split into words by the
 //   pre-tokenizer regexes chosen by tokenizer.ggml.pre, each word's bytes are
 //   mapped to GPT-2's printable codepoints and merged by merge rank.
+// * `t5` (SentencePiece unigram, llama.cpp's UGM): spaces become U+2581 as
+//   for `llama`, then the segmentation with the best total score is found by
+//   Viterbi, after the precompiled normalization (tokenizer.ggml.
+//   precompiled_charsmap, e.g. NFKC) when the file has one.
 //
 // Control and unknown tokens (token_type 3, 2) are matched in the text only
 // when parse_special is set; user-defined tokens (4) always are, as in
@@ -23,13 +27,14 @@
 #include <vector>
 
 #include "format/metadata.h"
+#include "tokenizer/precompiled_charsmap.h"
 #include "tokenizer/regex_split.h"
 
 namespace wasmlm {
 
 struct ModelFile;
 
-enum class TokenizerModel { Spm, Bpe };
+enum class TokenizerModel { Spm, Bpe, Ugm };
 
 // GGUF tokenizer.ggml.token_type values.
 enum class TokenType : int32_t {
@@ -87,6 +92,8 @@ class Tokenizer {
   std::vector<Fragment> partition(std::string_view text, bool parse_special) const;
   void encode_spm(std::string_view text, std::vector<int32_t>* out) const;
   void encode_bpe(std::string_view text, std::vector<int32_t>* out) const;
+  void encode_ugm(std::string_view text, std::vector<int32_t>* out) const;
+  std::string ugm_normalize(std::string_view text) const;
   void bpe_word(const std::string& word, std::vector<int32_t>* out) const;
   int32_t spm_byte_token(uint8_t byte) const;
   int bpe_rank(const std::string& left, const std::string& right) const;
@@ -102,6 +109,11 @@ class Tokenizer {
   std::shared_ptr<const std::vector<Regex>> pre_regexes_;
   int32_t bos_ = kNoToken, eos_ = kNoToken, unk_ = kNoToken, pad_ = kNoToken;
   bool add_bos_ = false, add_eos_ = false, add_space_prefix_ = false, ignore_merges_ = false;
+  bool remove_extra_whitespaces_ = false;  // UGM: runs of spaces become one, none at the ends
+  double ugm_unknown_score_ = 0;            // UGM: the score of a character no token covers
+  size_t ugm_max_token_bytes_ = 0;
+  bool ugm_has_user_defined_ = false;
+  std::shared_ptr<const PrecompiledCharsmap> charsmap_;
 };
 
 // Feeds ids one at a time and returns text that is always whole UTF-8:

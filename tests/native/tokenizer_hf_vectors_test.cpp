@@ -2,7 +2,6 @@
 // .out through the LLaMA-3 tokenizer.json (same vocabulary; its GGUF is not
 // in the test data), transformers.js and ollama test strings.
 #include <algorithm>
-#include <cstring>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -12,13 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "format/incremental_parser.h"
-#include "format/metadata.h"
 #include "testdata.h"
 #include "tokenizer/tokenizer.h"
+#include "tokenizer/tokenizer_file.h"
 
-using wasmlm::MetaArray;
-using wasmlm::MetaType;
-using wasmlm::MetaValue;
 using wasmlm::Tokenizer;
 using wasmlm_test::testdata_dir;
 
@@ -33,49 +29,12 @@ std::string vectors_file(const std::string& name) {
   return read_text(testdata_dir() + "/tokenizers/test-vectors/" + name);
 }
 
-MetaValue string_array(std::vector<std::string> v) {
-  MetaArray a;
-  a.elem_type = MetaType::String;
-  a.count = v.size();
-  a.strings = std::move(v);
-  return MetaValue::of_array(std::move(a));
-}
-
-MetaValue i32_array(const std::vector<int32_t>& v) {
-  MetaArray a;
-  a.elem_type = MetaType::I32;
-  a.count = v.size();
-  a.packed.resize(v.size() * 4);
-  std::memcpy(a.packed.data(), v.data(), a.packed.size());
-  return MetaValue::of_array(std::move(a));
-}
-
-// The GGUF metadata llama.cpp's converter writes for LLaMA 3, built from the
-// HF tokenizer.json (test-only: a tokenizer.json reader is separate work).
+// LLaMA 3 from its HF tokenizer.json, through the reader that converts it
+// as llama.cpp's converter does.
 const Tokenizer& llama3() {
   static const Tokenizer tok = [] {
-    const auto j = nlohmann::json::parse(read_text(testdata_dir() + "/tokenizers/llama3/tokenizer.json"));
-    std::vector<std::string> tokens;
-    std::vector<int32_t> types;
-    auto put = [&](size_t id, const std::string& text, int32_t type) {
-      if (tokens.size() <= id) {
-        tokens.resize(id + 1);
-        types.resize(id + 1, 1);
-      }
-      tokens[id] = text;
-      types[id] = type;
-    };
-    for (const auto& [text, id] : j["model"]["vocab"].items()) put(id.get<size_t>(), text, 1);
-    for (const auto& t : j["added_tokens"]) put(t["id"].get<size_t>(), t["content"], t["special"].get<bool>() ? 3 : 4);
-    wasmlm::Metadata md;
-    md.add("tokenizer.ggml.model", MetaValue::of_string("gpt2"));
-    md.add("tokenizer.ggml.pre", MetaValue::of_string("llama-bpe"));
-    md.add("tokenizer.ggml.tokens", string_array(std::move(tokens)));
-    md.add("tokenizer.ggml.token_type", i32_array(types));
-    md.add("tokenizer.ggml.merges", string_array(j["model"]["merges"].get<std::vector<std::string>>()));
-    md.add("tokenizer.ggml.bos_token_id", MetaValue::of_u32(128000));
-    md.add("tokenizer.ggml.eos_token_id", MetaValue::of_u32(128001));
-    return Tokenizer::from_metadata(md);
+    const std::vector<uint8_t> bytes = wasmlm_test::read_file(testdata_dir() + "/tokenizers/llama3/tokenizer.json");
+    return wasmlm::tokenizer_from_file(bytes.data(), bytes.size());
   }();
   return tok;
 }

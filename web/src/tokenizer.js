@@ -1,6 +1,7 @@
 // Text <-> token ids with a model file's own vocabulary (SentencePiece or
-// byte-level BPE from GGUF metadata), as llama.cpp tokenizes.
-import { WasmLMError, throwIfBindingError } from './errors.js';
+// byte-level BPE from GGUF metadata) or a tokenizer file's (SentencePiece
+// .model, tokenizer.json, tiktoken), as llama.cpp tokenizes.
+import { WasmLMError, throwIfAborted, throwIfBindingError } from './errors.js';
 import { readModelDirectory } from './parse/read-model-directory.js';
 import { openByteSource } from './sources/byte-source.js';
 import { loadWasmModule } from './wasm/load-module.js';
@@ -53,16 +54,139 @@ export class Tokenizer {
   }
 }
 
+/** Bytes enough to tell the formats apart. */
+const HEAD_BYTES = 64;
+/** Tokenizer files are read whole; the largest real ones are ~10-20 MB. */
+const MAX_TOKENIZER_FILE = 256 * 1024 * 1024;
+
 /**
- * The tokenizer of a model file, reading only its header.
+ * The tokenizer of a model file (reading only its header), or of a tokenizer
+ * file: a SentencePiece tokenizer.model, a Hugging Face tokenizer.json or a
+ * tiktoken rank file (recognized by content, read whole).
  * @param {unknown} input anything inspect() accepts
+ * @param {{tiktokenSpecialTokens?: false | number | Array<[string, number]>}} options
+ *   tiktoken files get LLaMA 3's 256 special tokens right after the ranks
+ *   unless this is false (none), a number (LLaMA 3's, from that id) or
+ *   [text, id] pairs.
  */
-export async function openTokenizer(input, { signal, fetch, wasm } = {}) {
+export async function openTokenizer(input, { signal, fetch, wasm, tiktokenSpecialTokens } = {}) {
   const module = wasm ?? (await loadWasmModule());
-  const source = await openByteSource(input, { signal, fetch });
+  let source = await openByteSource(input, { signal, fetch });
   try {
-    return await readModelDirectory(module, source, { signal, onDirectory: (parser) => new Tokenizer(parser.tokenizer()) });
+    const { head, rest } = await readHead(source, signal);
+    source = rest;
+    const format = module.tokenizerFileFormat(head);
+    if (format === 'gguf' || format === 'unknown') {
+      // Model files (the legacy GGML/GGJT/rwkv.cpp ones are 'unknown' here too).
+      try {
+        return await readModelDirectory(module, source, { signal, onDirectory: (parser) => new Tokenizer(parser.tokenizer()) });
+      } catch (error) {
+        if (format === 'unknown' && error instanceof WasmLMError && error.code === 'BAD_FORMAT' && error.offset === 0) {
+          throw new WasmLMError('BAD_FORMAT', `${error.message}; nor a SentencePiece .model, tokenizer.json or tiktoken file`,
+            { offset: 0, cause: error });
+        }
+        throw error;
+      }
+    }
+    const bytes = await readWhole(source, signal);
+    throwIfAborted(signal);
+    return new Tokenizer(module.tokenizerFromFile(bytes, tiktokenSpecialTokens ?? null));
   } finally {
     await source.close?.();
   }
+}
+
+/**
+ * The first HEAD_BYTES of a source, and a source to go on with: the same one
+ * when it has random access, else one that replays what was read from its stream.
+ */
+async function readHead(source, signal) {
+  if (typeof source.read === 'function') return { head: copyBytes(await source.read(0, HEAD_BYTES)), rest: source };
+  const reader = source.stream().getReader();
+  const chunks = [];
+  let length = 0;
+  let done = false;
+  while (length < HEAD_BYTES) {
+    throwIfAborted(signal);
+    const next = await reader.read();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    chunks.push(next.value);
+    length += next.value.length;
+  }
+  const head = copyBytes(concat(chunks, length)).subarray(0, HEAD_BYTES);
+  const replay = new ReadableStream({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(c);
+      if (done) controller.close();
+    },
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return { head, rest: { size: source.size, stream: () => replay, close: () => source.close?.() } };
+}
+
+/** The whole file, in one Uint8Array of this realm (Embind checks instanceof). */
+async function readWhole(source, signal) {
+  if (source.size !== undefined && source.size > MAX_TOKENIZER_FILE) throw tooLarge(source.size);
+  const chunks = [];
+  let length = 0;
+  const add = (chunk) => {
+    length += chunk.length;
+    if (length > MAX_TOKENIZER_FILE) throw tooLarge(length);
+    chunks.push(chunk);
+  };
+  if (typeof source.read === 'function') {
+    const step = 16 * 1024 * 1024;
+    for (;;) {
+      throwIfAborted(signal);
+      const want = source.size === undefined ? step : Math.min(step, source.size - length);
+      if (want <= 0) break;
+      const chunk = await source.read(length, want);
+      if (chunk.length === 0) break;
+      add(chunk);
+      if (chunk.length < want) break;
+    }
+  } else {
+    const reader = source.stream().getReader();
+    try {
+      for (;;) {
+        throwIfAborted(signal);
+        const next = await reader.read();
+        if (next.done) break;
+        add(next.value);
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  }
+  return concat(chunks, length);
+}
+
+function concat(chunks, length) {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+function copyBytes(bytes) {
+  const out = new Uint8Array(bytes.length);
+  out.set(bytes);
+  return out;
+}
+
+function tooLarge(size) {
+  return new WasmLMError('TOO_LARGE', `a tokenizer file of ${size} bytes is larger than the ${MAX_TOKENIZER_FILE}-byte limit`);
 }

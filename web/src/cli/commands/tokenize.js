@@ -1,15 +1,20 @@
 // wasmlm tokenize FILE [--text T | stdin] [--bos] [--special] [--json] | --cases FILE.inp
+// FILE: a GGUF model/vocabulary, SentencePiece .model, tokenizer.json or tiktoken file.
 import fs from 'node:fs/promises';
 import { openTokenizer } from '../../tokenizer.js';
 import { parseCommandArgs } from '../command-args.js';
+import { UsageError } from '../usage-error.js';
 import { toJson } from '../json.js';
 
-export const summary = "Turn text into token ids with a model file's tokenizer";
+export const summary = "Turn text into token ids with a model's or tokenizer file's tokenizer";
 
 export const usage = `Usage: wasmlm tokenize FILE [--text T] [--bos] [--special] [--json]
        wasmlm tokenize FILE --cases FILE.inp
 
-FILE is a GGUF model or vocabulary file. Without --text the text is read from stdin.
+FILE is a GGUF model or vocabulary file, a SentencePiece tokenizer.model, a
+Hugging Face tokenizer.json or a tiktoken rank file (LLaMA 3's split regex;
+LLaMA 3's 256 special tokens follow the ranks unless --tiktoken-specials says
+otherwise). Without --text the text is read from stdin.
 --cases tokenizes every case of a llama.cpp test-tokenizer-0 .inp file (cases
 separated by "\\n__ggml_vocab_test__\\n", no BOS, no special tokens) and prints
 one line of space-separated ids per case, as in its .out file.
@@ -20,6 +25,8 @@ Options:
   --special    parse special tokens such as <|begin_of_text|> in the text
   --cases F    tokenize the cases of a .inp file
   --json       print {ids, tokens} as JSON
+  --tiktoken-specials N|none
+               tiktoken files: LLaMA 3's special tokens from id N (torchtune: 128000), or none
   -h, --help`;
 
 const CASE_SEPARATOR = '\n__ggml_vocab_test__\n';
@@ -30,14 +37,24 @@ async function readStdin() {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+function tiktokenSpecials(value) {
+  if (value === undefined) return undefined;
+  if (value === 'none') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  throw new UsageError(`--tiktoken-specials takes a first id or "none", not "${value}"`, usage);
+}
+
 export async function run(args, { stdout }) {
   const parsed = parseCommandArgs(args, {
     usage, positionals: 1, expected: 'tokenize takes exactly one FILE',
-    options: { text: { type: 'string' }, bos: { type: 'boolean' }, special: { type: 'boolean' }, cases: { type: 'string' } },
+    options: {
+      text: { type: 'string' }, bos: { type: 'boolean' }, special: { type: 'boolean' }, cases: { type: 'string' },
+      'tiktoken-specials': { type: 'string' },
+    },
   }, stdout);
   if (!parsed) return 0;
   const { values, positionals: [file] } = parsed;
-  const tokenizer = await openTokenizer(file);
+  const tokenizer = await openTokenizer(file, { tiktokenSpecialTokens: tiktokenSpecials(values['tiktoken-specials']) });
   try {
     if (values.cases) {
       // Every case ends with the separator, so the last piece is empty.

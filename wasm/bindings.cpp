@@ -17,9 +17,11 @@
 #include "core/ggml_type.h"
 #include "format/incremental_parser.h"
 #include "model/llama_model.h"
+#include "sampling/generation_text.h"
 #include "sampling/sampler.h"
 #include "quant/tensor_stats.h"
 #include "tokenizer/tokenizer.h"
+#include "tokenizer/tokenizer_file.h"
 
 using emscripten::val;
 using namespace wasmlm;
@@ -180,11 +182,19 @@ const char* phase_name(IncrementalParser::Phase p) {
   return "done";
 }
 
-// Text <-> token ids with the model's own vocabulary (from GGUF metadata).
+// Text <-> token ids with the model's own vocabulary (from GGUF metadata), or
+// from a tokenizer file (SentencePiece .model, tokenizer.json, tiktoken).
 class TokenizerBinding {
  public:
   explicit TokenizerBinding(const ModelFile& file) {
     error_ = guarded([&] { tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::from_model_file(file)); });
+  }
+  // `make` returns the Tokenizer; what it throws becomes error().
+  template <typename Make>
+  static TokenizerBinding* made_by(Make&& make) {
+    auto* b = new TokenizerBinding();
+    b->error_ = guarded([&] { b->tokenizer_ = std::make_unique<Tokenizer>(make()); });
+    return b;
   }
   val error() const { return error_; }
   // Int32Array of ids, or an error object.
@@ -220,9 +230,55 @@ class TokenizerBinding {
   bool add_bos_default() const { return tokenizer_ && tokenizer_->add_bos_default(); }
 
  private:
+  TokenizerBinding() = default;
+
   std::unique_ptr<Tokenizer> tokenizer_;
   val error_ = val::null();
 };
+
+// tiktoken's special tokens from JS: undefined/null = LLaMA 3's right after
+// the ranks, false = none, a number = LLaMA 3's from that id, an array of
+// [text, id] pairs = exactly those.
+TiktokenOptions tiktoken_options(const val& specials) {
+  TiktokenOptions options;
+  if (specials.isUndefined() || specials.isNull()) return options;
+  if (specials.isFalse()) {
+    options.llama3_specials = false;
+  } else if (specials.isNumber()) {
+    const double first = specials.as<double>();
+    if (!(first >= 0 && first < 2147483647.0 - 256))
+      fail(ErrorCode::BadFormat, kNoOffset, "tiktoken special tokens: bad first id");
+    options.special_tokens = llama3_special_tokens(static_cast<int32_t>(first));
+  } else if (specials.instanceof(val::global("Array"))) {
+    options.llama3_specials = false;
+    const size_t n = specials["length"].as<size_t>();
+    for (size_t i = 0; i < n; ++i) {
+      const val pair = specials[i];
+      const double id = pair[1].as<double>();
+      if (!pair[0].isString() || !(id >= 0 && id < 2147483647.0))
+        fail(ErrorCode::BadFormat, kNoOffset, "tiktoken special tokens: expected [text, id] pairs");
+      options.special_tokens.push_back({pair[0].as<std::string>(), static_cast<int32_t>(id)});
+    }
+  } else {
+    fail(ErrorCode::BadFormat, kNoOffset, "tiktoken special tokens: expected false, a number or [text, id] pairs");
+  }
+  return options;
+}
+
+// A tokenizer from the whole bytes of a tokenizer file (JS deletes it).
+TokenizerBinding* tokenizer_from_file_bytes(const std::string& bytes, const val& tiktoken_specials) {
+  return TokenizerBinding::made_by([&] {
+    TokenizerFileOptions options;
+    options.tiktoken = tiktoken_options(tiktoken_specials);
+    return tokenizer_from_file(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), options);
+  });
+}
+
+// 'gguf', 'sentencepiece', 'tokenizer.json', 'tiktoken' or 'unknown', from a file's first bytes.
+std::string tokenizer_file_format(const std::string& head) {
+  return tokenizer_file_format_name(
+      detect_tokenizer_file(reinterpret_cast<const uint8_t*>(head.data()), head.size()));
+}
 
 // The JS -> wasm byte path shared by parsing and model loading: JS writes
 // each chunk into the staging buffer, then calls push(n).
@@ -365,6 +421,32 @@ class ModelBinding : public ParserFeed {
   }
   // New sampling options (or a new seed) take effect from the next sample().
   void reset_sampler() { sampler_.reset(); }
+
+  // The text of a generation: begin_text() with {stop: [strings], maxTokens,
+  // ignoreEos}, then push_text(id) per generated id -> {text, reason}
+  // (reason: null, or why it ended), flush_text() if it ended otherwise.
+  val begin_text(const val& options) {
+    return guarded([&] {
+      if (!tokenizer_) tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::from_model_file(file_));
+      StopParams params;
+      const val stop = options["stop"];
+      if (stop.isString()) params.stop_strings.push_back(stop.as<std::string>());
+      else if (!stop.isUndefined() && !stop.isNull())
+        for (size_t i = 0, n = stop["length"].as<size_t>(); i < n; ++i) params.stop_strings.push_back(stop[i].as<std::string>());
+      if (options["maxTokens"].isNumber()) params.max_tokens = options["maxTokens"].as<int32_t>();
+      if (!options["ignoreEos"].as<bool>()) params.stop_tokens = end_of_generation_tokens(*tokenizer_);
+      text_ = std::make_unique<GenerationText>(*tokenizer_, std::move(params));
+    });
+  }
+  val push_text(int32_t id) {
+    val out = val::object();
+    if (!text_) return out;
+    StopChecker::Step step = text_->push(id);
+    out.set("text", step.text);
+    out.set("reason", step.reason == StopReason::None ? val::null() : val(std::string(stop_reason_name(step.reason))));
+    return out;
+  }
+  std::string flush_text() { return text_ ? text_->flush() : std::string(); }
   val logits() const {
     if (!logits_) return val::null();
     return typed_copy("Float32Array", logits_, model_->hparams().n_vocab * 4, 4);
@@ -379,6 +461,8 @@ class ModelBinding : public ParserFeed {
   std::vector<int32_t> tokens_;
   const float* logits_ = nullptr;
   std::unique_ptr<Sampler> sampler_;
+  std::unique_ptr<Tokenizer> tokenizer_;  // for generated text
+  std::unique_ptr<GenerationText> text_;
 
   static SamplingParams sampling_params(const val& o) {
     SamplingParams p;
@@ -395,6 +479,11 @@ class ModelBinding : public ParserFeed {
     p.frequency_penalty = static_cast<float>(number("frequencyPenalty", p.frequency_penalty));
     p.penalty_last_n = static_cast<int32_t>(number("penaltyLastN", p.penalty_last_n));
     p.seed = static_cast<uint64_t>(number("seed", static_cast<double>(p.seed)));
+    // logitBias: [[token, bias], ...]; a bias of -Infinity bans the token.
+    const val bias = o["logitBias"];
+    if (!bias.isUndefined() && !bias.isNull())
+      for (size_t i = 0, n = bias["length"].as<size_t>(); i < n; ++i)
+        p.logit_bias.push_back({bias[i][0].as<int32_t>(), static_cast<float>(bias[i][1].as<double>())});
     return p;
   }
 };
@@ -483,11 +572,16 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("reset", &ModelBinding::reset)
       .function("tokenBuffer", &ModelBinding::token_buffer)
       .function("eval", &ModelBinding::eval)
+      .function("beginText", &ModelBinding::begin_text)
+      .function("pushText", &ModelBinding::push_text)
+      .function("flushText", &ModelBinding::flush_text)
       .function("logits", &ModelBinding::logits)
       .function("sample", &ModelBinding::sample)
       .function("accept", &ModelBinding::accept)
       .function("resetSampler", &ModelBinding::reset_sampler)
       .function("tokenizer", &ModelBinding::tokenizer, emscripten::allow_raw_pointers());
+  emscripten::function("tokenizerFromFile", &tokenizer_from_file_bytes, emscripten::allow_raw_pointers());
+  emscripten::function("tokenizerFileFormat", &tokenizer_file_format);
   emscripten::function("typeTable", &type_table);
   emscripten::function("threadedBuild", &threaded_build);
   emscripten::function("threadSelfTest", &thread_self_test);

@@ -122,6 +122,10 @@ export interface WasmModule {
   threadedBuild(): boolean;
   /** Runs n threads; returns how many ran (n in the pthreads build, 1 otherwise). */
   threadSelfTest(n: number): number;
+  /** 'gguf' | 'sentencepiece' | 'tokenizer.json' | 'tiktoken' | 'unknown', from a file's first bytes. */
+  tokenizerFileFormat(head: Uint8Array): string;
+  /** A wasm Tokenizer binding from a whole tokenizer file (wrap it with openTokenizer() instead). */
+  tokenizerFromFile(bytes: Uint8Array, tiktokenSpecialTokens: false | number | Array<[string, number]> | null): unknown;
   HEAPU8: Uint8Array;
   PThread?: { terminateAllThreads(): void };
 }
@@ -318,7 +322,7 @@ export interface OpenModelOptions extends SourceOptions {
   kvCache?: 'f16' | 'f32';
 }
 
-/** A model file's own tokenizer (SentencePiece or byte-level BPE), as llama.cpp tokenizes. */
+/** A model's or tokenizer file's tokenizer (SentencePiece BPE or unigram, byte-level BPE), as llama.cpp tokenizes. */
 export declare class Tokenizer {
   readonly nVocab: number;
   readonly bos: number;
@@ -332,8 +336,25 @@ export declare class Tokenizer {
   dispose(): void;
 }
 
-/** The tokenizer of a model file, reading only its header. Rejects with a WasmLMError. */
-export function openTokenizer(input: InspectInput, options?: InspectOptions): Promise<Tokenizer>;
+export interface OpenTokenizerOptions extends InspectOptions {
+  /**
+   * tiktoken files: the special tokens after the ranks. Default: LLaMA 3's 256
+   * (<|begin_of_text|>, <|end_of_text|>, ..., <|eot_id|>, reserved) right after
+   * the ranks; false: none; a number: LLaMA 3's from that id (torchtune uses
+   * 128000); or exact [text, id] pairs. Ids between the ranks and the specials
+   * become unused "[PAD<id>]" tokens.
+   */
+  tiktokenSpecialTokens?: false | number | Array<[string, number]>;
+}
+
+/**
+ * The tokenizer of a model file (reading only its header), or of a tokenizer
+ * file recognized by its content: a SentencePiece tokenizer.model, a Hugging
+ * Face tokenizer.json (byte-level BPE with a pre-tokenizer llama.cpp knows) or
+ * a tiktoken rank file (LLaMA 3's split regex), read whole (at most 256 MiB).
+ * Rejects with a WasmLMError.
+ */
+export function openTokenizer(input: InspectInput, options?: OpenTokenizerOptions): Promise<Tokenizer>;
 
 /** A loaded LLaMA-architecture model with its KV cache (one sequence). */
 export interface ModelSession {
@@ -355,7 +376,47 @@ export interface ModelSession {
   resetSampler(): void;
   /** Clears the KV cache and the sampler. */
   reset(): void;
+  /** The context length the session was built with. */
+  readonly contextLength: number;
+  /**
+   * Streams generated text from an empty context: yields pieces whose text is
+   * always whole UTF-8 (stop strings and end-of-generation tokens are never
+   * shown), returns the whole result. Rejects with a WasmLMError (ABORTED on
+   * abort).
+   */
+  generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): AsyncGenerator<GeneratedPiece, Completion, void>;
+  /** generate() run to the end. */
+  complete(prompt: string | ArrayLike<number>, options?: GenerateOptions): Promise<Completion>;
   dispose(): void;
+}
+
+export interface GenerateOptions extends SamplingOptions {
+  /** Tokens to generate at most (default 256); the context length also ends generation. */
+  maxTokens?: number;
+  /** Generation ends before the first of these strings; it is not shown. */
+  stop?: string | string[];
+  /** Go on past EOS and end-of-turn tokens (default false). */
+  ignoreEos?: boolean;
+  signal?: AbortSignal;
+  /** Text prompts: prepend BOS (default: as the model says). */
+  addBos?: boolean;
+  /** Text prompts: match special tokens like <|eot_id|> in the text (default false). */
+  parseSpecial?: boolean;
+}
+
+export interface GeneratedPiece {
+  text: string;
+  /** The ids behind this piece (a piece may wait for several tokens). */
+  tokens: number[];
+}
+
+export interface Completion {
+  text: string;
+  tokens: number[];
+  promptTokens: number;
+  /** eos: an end-of-generation token; stop: a stop string; length: maxTokens or a full context; null: aborted. */
+  finishReason: 'eos' | 'stop' | 'length' | null;
+  timings: { promptMs: number; decodeMs: number; promptTokensPerSecond: number; decodeTokensPerSecond: number | null };
 }
 
 export interface SamplingOptions {
@@ -369,6 +430,8 @@ export interface SamplingOptions {
   penaltyLastN?: number;
   /** Default: random. */
   seed?: number;
+  /** [token, bias] pairs added to the logits first; -Infinity bans a token. */
+  logitBias?: Array<[number, number]>;
 }
 
 /**

@@ -7,6 +7,7 @@ import { openByteSource } from '../sources/byte-source.js';
 import { loadWasmModule } from '../wasm/load-module.js';
 import { pushBytes } from '../wasm/push-bytes.js';
 import { Tokenizer } from '../tokenizer.js';
+import { complete, generate } from './generate.js';
 
 const CHUNK = 4 * 1024 * 1024;
 
@@ -45,17 +46,19 @@ export async function openModel(input, { threads = 1, contextLength = 512, kvCac
   } finally {
     await source.close?.();
   }
-  return new ModelSession(wasm, model);
+  return new ModelSession(wasm, model, contextLength);
 }
 
 class ModelSession {
   #wasm;
   #model;
   #tokenizer = null;
+  #contextLength;
 
-  constructor(wasm, model) {
+  constructor(wasm, model, contextLength) {
     this.#wasm = wasm;
     this.#model = model;
+    this.#contextLength = contextLength;
     this.nVocab = model.nVocab();
     this.threads = model.threads();
   }
@@ -101,6 +104,42 @@ class ModelSession {
   reset() {
     this.#model.reset();
     this.#model.resetSampler();
+  }
+
+  /** The context length the session was built with (tokens). */
+  get contextLength() {
+    return this.#contextLength;
+  }
+
+  /**
+   * Streams generated text: yields {text, tokens} pieces, returns
+   * {text, tokens, promptTokens, finishReason, timings}. Starts from an empty
+   * context. Options: maxTokens, stop (strings), ignoreEos, signal, addBos,
+   * parseSpecial, and the sampler's (temperature, topK, topP, minP,
+   * repeatPenalty, presencePenalty, frequencyPenalty, penaltyLastN, seed).
+   */
+  generate(prompt, options) {
+    return generate(this, prompt, options);
+  }
+
+  /** generate() run to the end: {text, tokens, promptTokens, finishReason, timings}. */
+  complete(prompt, options) {
+    return complete(this, prompt, options);
+  }
+
+  /** @internal the generated-text filter (see generate.js) */
+  beginText(options) {
+    throwIfBindingError(this.#model.beginText(options));
+  }
+
+  /** @internal */
+  pushText(id) {
+    return this.#model.pushText(id);
+  }
+
+  /** @internal */
+  flushText() {
+    return this.#model.flushText();
   }
 
   dispose() {

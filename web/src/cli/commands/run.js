@@ -8,12 +8,13 @@ import { UsageError } from '../usage-error.js';
 export const summary = 'Run a model on prompt token ids and continue greedily';
 
 export const usage = `Usage: wasmlm run FILE (--prompt T | --prompt-ids 1,2,3) [--n 32] [--temp 0 --top-k ... --seed ...]
-                  [--threads N] [--ctx N] [--logits OUT.f32] [--json]
+                  [--stop S]... [--ignore-eos] [--threads N] [--ctx N] [--logits OUT.f32] [--json]
 
-Evaluates the prompt (LLaMA-architecture GGUF) and generates --n tokens:
+Evaluates the prompt (LLaMA-architecture GGUF) and generates up to --n tokens:
 greedily with --temp 0 (the default), else with llama.cpp's sampler chain.
---logits writes the float32 logits after the last prompt token (n_vocab
-little-endian floats).
+Generation ends early at the model's end-of-generation token (EOS, EOT...)
+or a --stop string. --logits writes the float32 logits after the last prompt
+token (n_vocab little-endian floats).
 
 Options:
   --prompt T          the prompt text (tokenized with the model's vocabulary; BOS as the model says)
@@ -23,6 +24,8 @@ Options:
   --top-k K --top-p P --min-p P       filters (defaults 40, 0.95, 0.05)
   --repeat-penalty R --presence-penalty P --frequency-penalty F --penalty-last-n N
   --seed S            random seed (default: random)
+  --stop S            stop before this text (repeatable; not printed)
+  --ignore-eos        go on past end-of-generation tokens
   --threads N         threads (pthreads build when > 1; default 1)
   --kv f16|f32        KV cache type (default f16, as llama.cpp)
   --ctx N             context length (default: prompt + n)
@@ -35,12 +38,6 @@ const integer = (name, text, min) => {
   if (!Number.isInteger(v) || v < min) throw new UsageError(`${name} expects an integer >= ${min}`, usage);
   return v;
 };
-
-function argmax(logits) {
-  let best = 0;
-  for (let v = 1; v < logits.length; ++v) if (logits[v] > logits[best]) best = v;
-  return best;
-}
 
 function samplingOptions(values) {
   const number = (name) => {
@@ -69,7 +66,7 @@ export async function run(args, { stdout }) {
     usage, positionals: 1, expected: 'run takes exactly one FILE',
     options: { temp: { type: 'string' }, 'top-k': { type: 'string' }, 'top-p': { type: 'string' }, 'min-p': { type: 'string' },
       'repeat-penalty': { type: 'string' }, 'presence-penalty': { type: 'string' }, 'frequency-penalty': { type: 'string' },
-      'penalty-last-n': { type: 'string' }, seed: { type: 'string' }, kv: { type: 'string' }, prompt: { type: 'string' }, 'prompt-ids': { type: 'string' }, n: { type: 'string' }, threads: { type: 'string' }, ctx: { type: 'string' }, logits: { type: 'string' } },
+      'penalty-last-n': { type: 'string' }, seed: { type: 'string' }, stop: { type: 'string', multiple: true }, 'ignore-eos': { type: 'boolean' }, kv: { type: 'string' }, prompt: { type: 'string' }, 'prompt-ids': { type: 'string' }, n: { type: 'string' }, threads: { type: 'string' }, ctx: { type: 'string' }, logits: { type: 'string' } },
   }, stdout);
   if (!parsed) return 0;
   const { values, positionals: [file] } = parsed;
@@ -88,26 +85,22 @@ export async function run(args, { stdout }) {
       ? model.tokenizer.encode(values.prompt)
       : values['prompt-ids'].split(',').map((s) => integer('--prompt-ids', s.trim(), 0));
     const t1 = performance.now();
-    let logits = model.eval(promptIds);
-    const t2 = performance.now();
-    if (values.logits) await fs.writeFile(values.logits, new Uint8Array(logits.buffer, logits.byteOffset, logits.byteLength));
-    const sampling = samplingOptions(values);
-    const ids = [];
-    for (let i = 0; i < n; ++i) {
-      const next = sampling.temperature > 0 ? model.sample(sampling) : argmax(logits);
-      ids.push(next);
-      if (i + 1 < n) logits = model.eval([next]);
+    if (values.logits) {
+      const logits = model.eval(promptIds);
+      await fs.writeFile(values.logits, new Uint8Array(logits.buffer, logits.byteOffset, logits.byteLength));
     }
-    const t3 = performance.now();
+    const result = n === 0
+      ? { tokens: [], finishReason: 'length', timings: {} }
+      : await model.complete(promptIds, {
+        ...samplingOptions(values), maxTokens: n, stop: values.stop ?? [], ignoreEos: values['ignore-eos'] ?? false,
+      });
+    const ids = result.tokens;
     const timings = {
-      loadMs: t1 - t0, promptMs: t2 - t1, decodeMs: t3 - t2,
-      promptTokensPerSecond: promptIds.length / ((t2 - t1) / 1000),
-      decodeTokensPerSecond: n > 1 ? (n - 1) / ((t3 - t2) / 1000) : null,
-      threads: model.threads,
+      loadMs: t1 - t0, ...result.timings, threads: model.threads,
     };
-    const text = values.prompt !== undefined || hasTokenizer(model) ? model.tokenizer.decode(ids) : null;
-    const result = { prompt_ids: promptIds, ids, text, timings };
-    stdout.write(values.json ? `${toJson(result)}\n` : `${text ?? ids.join(' ')}\n`);
+    const text = values.prompt !== undefined || hasTokenizer(model) ? result.text : null;
+    const out = { prompt_ids: promptIds, ids, text, finish_reason: result.finishReason, timings };
+    stdout.write(values.json ? `${toJson(out)}\n` : `${text ?? ids.join(' ')}\n`);
     return 0;
   } finally {
     model.dispose();

@@ -1,0 +1,102 @@
+// The generation loop over a model session: prompt -> one batched eval ->
+// sample -> text pieces as they become safe to show, until the end-of-
+// generation token, a stop string, maxTokens or a full context.
+import { throwIfAborted } from '../errors.js';
+
+const FINISH_REASONS = { stop_token: 'eos', stop_string: 'stop', max_tokens: 'length' };
+
+/**
+ * Yields {text, tokens} pieces (tokens: the ids behind this piece) and
+ * returns {text, tokens, promptTokens, finishReason, timings}.
+ * @param {import('./open-model.js').ModelSession} session
+ * @param {string|ArrayLike<number>} prompt text (tokenized with the model's vocabulary) or token ids
+ */
+export async function* generate(session, prompt, options = {}) {
+  const {
+    maxTokens = 256, stop, ignoreEos = false, signal, addBos, parseSpecial = false, ...sampling
+  } = options;
+  const promptIds = typeof prompt === 'string'
+    ? Array.from(session.tokenizer.encode(prompt, { addBos, parseSpecial }))
+    : Array.from(prompt, Number);
+  if (promptIds.length === 0) throw new TypeError('the prompt is empty');
+  throwIfAborted(signal);
+
+  session.reset();
+  // A model file without a vocabulary can still run on ids: no text then,
+  // and only maxTokens ends the generation.
+  let textless = false;
+  try {
+    session.beginText({ stop, maxTokens, ignoreEos });
+  } catch (error) {
+    if (typeof prompt === 'string') throw error;
+    textless = true;
+  }
+  const t0 = performance.now();
+  session.eval(promptIds);
+  const t1 = performance.now();
+
+  const tokens = [];
+  let text = '';
+  let pending = [];
+  let finishReason = null;
+  try {
+    for (;;) {
+      const id = session.sample(sampling);
+      tokens.push(id);
+      pending.push(id);
+      const step = textless
+        ? { text: '', reason: tokens.length >= maxTokens ? 'max_tokens' : null }
+        : session.pushText(id);
+      if (step.text) {
+        text += step.text;
+        yield { text: step.text, tokens: pending };
+        pending = [];
+      }
+      if (step.reason) {
+        finishReason = FINISH_REASONS[step.reason] ?? step.reason;
+        break;
+      }
+      if (session.nPast >= session.contextLength) {
+        finishReason = 'length';
+        break;
+      }
+      await nextTask(); // lets an abort (or other work) in between tokens
+      throwIfAborted(signal);
+      session.eval([id]);
+    }
+  } finally {
+    if (finishReason === null && !textless) text += session.flushText(); // aborted, or the consumer stopped early
+  }
+  const t2 = performance.now();
+  const decoded = tokens.length - 1; // the first token comes from the prompt's logits
+  return {
+    text, tokens, promptTokens: promptIds.length, finishReason,
+    timings: {
+      promptMs: t1 - t0, decodeMs: t2 - t1,
+      promptTokensPerSecond: promptIds.length / ((t1 - t0) / 1000),
+      decodeTokensPerSecond: decoded > 0 ? decoded / ((t2 - t1) / 1000) : null,
+    },
+  };
+}
+
+/** Runs generate() to the end: {text, tokens, promptTokens, finishReason, timings}. */
+export async function complete(session, prompt, options = {}) {
+  const it = generate(session, prompt, options);
+  for (;;) {
+    const { value, done } = await it.next();
+    if (done) return value;
+  }
+}
+
+// A macrotask boundary without setTimeout's clamping: a message to ourselves.
+function nextTask() {
+  if (typeof setImmediate === 'function') return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}

@@ -32,13 +32,16 @@ const QuantTraits& checked_traits(const WeightMatrix& w) {
 }
 
 // Quantizes n_tokens rows of activations to the weight type's vec_dot type.
+// The SIMD quantizers (same bytes) unless the reference kernels are asked for.
 const uint8_t* quantize_activations(const QuantTraits& t, const float* x, int64_t cols, int64_t n_tokens,
-                                    MatmulScratch& scratch, uint64_t* row_bytes) {
+                                    MatmulScratch& scratch, uint64_t* row_bytes, KernelChoice kernels) {
   *row_bytes = *ggml_nbytes(t.vec_dot_type, cols);
   scratch.activations.resize(*row_bytes * n_tokens + 16);
   const QuantTraits& at = quant_traits(t.vec_dot_type);
+  const FromFloatFn from_float =
+      kernels == KernelChoice::Best && at.from_float_fast ? at.from_float_fast : at.from_float;
   for (int64_t tok = 0; tok < n_tokens; ++tok)
-    at.from_float(x + tok * cols, scratch.activations.data() + tok * *row_bytes, cols);
+    from_float(x + tok * cols, scratch.activations.data() + tok * *row_bytes, cols);
   if (t.round_activations_to != GgmlType::F32) {
     // Round trip through the weights' 16-bit format (activations stay f32).
     const QuantTraits& rt = quant_traits(t.round_activations_to);
@@ -52,19 +55,14 @@ const uint8_t* quantize_activations(const QuantTraits& t, const float* x, int64_
   return scratch.activations.data();
 }
 
-// The SIMD path: activations widened to int16 once, then each weight row is
-// unpacked once per group of up to 4 tokens.
-void matmul_wide(const QuantTraits& t, const WeightMatrix& w, const uint8_t* act, uint64_t act_bytes,
-                 int64_t n_tokens, float* y, ThreadPool& pool, MatmulScratch& scratch) {
-  const uint64_t wide_bytes = wide_activation_bytes(t.vec_dot_type, w.cols);
-  scratch.wide.resize(wide_bytes * n_tokens + 16);
-  for (int64_t tok = 0; tok < n_tokens; ++tok)
-    widen_activations(t.vec_dot_type, act + tok * act_bytes, scratch.wide.data() + tok * wide_bytes, w.cols);
-  const uint8_t* wide = scratch.wide.data();
+// Rows [r0, r1) of w for all n_tokens. The SIMD path (t.vec_dot_wide and
+// `wide` non-null): each weight row is unpacked once per group of up to 4
+// tokens against activations widened to int16; else one vec_dot per row and
+// token.
+void run_rows(const QuantTraits& t, VecDotFn dot, const WeightMatrix& w, int64_t r0, int64_t r1, const uint8_t* act,
+              uint64_t act_bytes, const uint8_t* wide, uint64_t wide_bytes, int64_t n_tokens, float* y) {
   const auto* weights = static_cast<const uint8_t*>(w.data);
-  const int64_t n_tasks = (w.rows + kRowsPerTask - 1) / kRowsPerTask;
-  pool.parallel_for(static_cast<int>(n_tasks), [&](int task, int) {
-    const int64_t r0 = task * kRowsPerTask, r1 = std::min(w.rows, r0 + kRowsPerTask);
+  if (wide) {
     for (int64_t t0 = 0; t0 < n_tokens; t0 += kWideTokenTile) {
       const int64_t t1 = std::min(n_tokens, t0 + kWideTokenTile);
       for (int64_t r = r0; r < r1; ++r) {
@@ -74,7 +72,15 @@ void matmul_wide(const QuantTraits& t, const WeightMatrix& w, const uint8_t* act
                          static_cast<int>(std::min(kWideTokensPerCall, t1 - tok)), y + tok * w.rows + r, w.rows);
       }
     }
-  });
+    return;
+  }
+  for (int64_t t0 = 0; t0 < n_tokens; t0 += kTokenTile) {
+    const int64_t t1 = std::min(n_tokens, t0 + kTokenTile);
+    for (int64_t r = r0; r < r1; ++r) {
+      const uint8_t* row = weights + r * w.row_bytes;
+      for (int64_t tok = t0; tok < t1; ++tok) y[tok * w.rows + r] = dot(w.cols, row, act + tok * act_bytes);
+    }
+  }
 }
 
 }  // namespace
@@ -86,22 +92,43 @@ void matvec(const WeightMatrix& w, const float* x, float* y, ThreadPool& pool, M
 
 void matmul(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, ThreadPool& pool,
             MatmulScratch& scratch, KernelChoice kernels) {
-  const QuantTraits& t = checked_traits(w);
+  const WeightMatrix* ws[1] = {&w};
+  float* ys[1] = {y};
+  matmul_group(ws, ys, 1, x, n_tokens, pool, scratch, kernels);
+}
+
+void matmul_group(const WeightMatrix* const* ws, float* const* ys, int n_mats, const float* x, int64_t n_tokens,
+                  ThreadPool& pool, MatmulScratch& scratch, KernelChoice kernels) {
+  if (n_mats <= 0) return;
+  const WeightMatrix& w0 = *ws[0];
+  for (int m = 1; m < n_mats; ++m)
+    if (ws[m]->type != w0.type || ws[m]->cols != w0.cols) {  // not one group: one by one
+      for (int k = 0; k < n_mats; ++k) matmul(*ws[k], x, n_tokens, ys[k], pool, scratch, kernels);
+      return;
+    }
+  const QuantTraits& t = checked_traits(w0);
   const VecDotFn dot = kernels == KernelChoice::Reference ? t.vec_dot_ref : t.vec_dot;
   uint64_t act_bytes;
-  const uint8_t* act = quantize_activations(t, x, w.cols, n_tokens, scratch, &act_bytes);
-  if (kernels == KernelChoice::Best && t.vec_dot_wide) return matmul_wide(t, w, act, act_bytes, n_tokens, y, pool, scratch);
-  const auto* weights = static_cast<const uint8_t*>(w.data);
-  const int64_t n_tasks = (w.rows + kRowsPerTask - 1) / kRowsPerTask;
-  pool.parallel_for(static_cast<int>(n_tasks), [&](int task, int) {
-    const int64_t r0 = task * kRowsPerTask, r1 = std::min(w.rows, r0 + kRowsPerTask);
-    for (int64_t t0 = 0; t0 < n_tokens; t0 += kTokenTile) {
-      const int64_t t1 = std::min(n_tokens, t0 + kTokenTile);
-      for (int64_t r = r0; r < r1; ++r) {
-        const uint8_t* row = weights + r * w.row_bytes;
-        for (int64_t tok = t0; tok < t1; ++tok) y[tok * w.rows + r] = dot(w.cols, row, act + tok * act_bytes);
-      }
-    }
+  const uint8_t* act = quantize_activations(t, x, w0.cols, n_tokens, scratch, &act_bytes, kernels);
+  const uint8_t* wide = nullptr;
+  uint64_t wide_bytes = 0;
+  if (kernels == KernelChoice::Best && t.vec_dot_wide) {
+    wide_bytes = wide_activation_bytes(t.vec_dot_type, w0.cols);
+    scratch.wide.resize(wide_bytes * n_tokens + 16);
+    for (int64_t tok = 0; tok < n_tokens; ++tok)
+      widen_activations(t.vec_dot_type, act + tok * act_bytes, scratch.wide.data() + tok * wide_bytes, w0.cols);
+    wide = scratch.wide.data();
+  }
+  // One task list over the rows of all the matrices.
+  int64_t first_task[8 + 1] = {0};
+  if (n_mats > 8) fail(ErrorCode::Unsupported, kNoOffset, "matmul_group: more than 8 matrices");
+  for (int m = 0; m < n_mats; ++m) first_task[m + 1] = first_task[m] + (ws[m]->rows + kRowsPerTask - 1) / kRowsPerTask;
+  pool.parallel_for(static_cast<int>(first_task[n_mats]), [&](int task, int) {
+    int m = 0;
+    while (task >= first_task[m + 1]) ++m;
+    const WeightMatrix& w = *ws[m];
+    const int64_t r0 = (task - first_task[m]) * kRowsPerTask, r1 = std::min(w.rows, r0 + kRowsPerTask);
+    run_rows(t, dot, w, r0, r1, act, act_bytes, wide, wide_bytes, n_tokens, ys[m]);
   });
 }
 

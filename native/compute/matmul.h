@@ -37,4 +37,11 @@ void matvec(const WeightMatrix& w, const float* x, float* y, ThreadPool& pool, M
 void matmul(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, ThreadPool& pool,
             MatmulScratch& scratch, KernelChoice kernels = KernelChoice::Best);
 
+// matmul for several matrices of the same type and width against the same
+// activations (LLaMA's q/k/v, gate/up): the activations are quantized once
+// and all rows are one job for the pool; ys[m] as matmul's y for ws[m].
+// Results are those of separate matmul calls. At most 8 matrices.
+void matmul_group(const WeightMatrix* const* ws, float* const* ys, int n_mats, const float* x, int64_t n_tokens,
+                  ThreadPool& pool, MatmulScratch& scratch, KernelChoice kernels = KernelChoice::Best);
+
 }  // namespace wasmlm

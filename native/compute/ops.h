@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace wasmlm {
 
@@ -34,21 +35,39 @@ inline float silu(float x) { return x / (1.0f + std::exp(-x)); }
 // first n_rot dims of each head rotate by scale * pos * base^(-2i/n_rot) / f[i]
 // (f: LLaMA-3's rope_freqs factors, n_rot / 2 of them; nullptr: all 1);
 // angles built by repeated multiplication, as ggml does.
-inline void rope_normal(float* x, int n_heads, int head_dim, int n_rot, int pos, float freq_base, float freq_scale,
+// The cosines and sines rope_normal rotates by at position pos: cs[i] =
+// cos, cs[i + 1] = sin of pair i / 2's angle, for i < n_rot step 2. The same
+// for every head and layer, so a forward pass computes them once per token.
+inline void rope_angles(float* cs, int n_rot, int pos, float freq_base, float freq_scale,
                         const float* freq_factors = nullptr) {
   const float theta_scale = std::pow(freq_base, -2.0f / n_rot);
+  float theta = static_cast<float>(pos);
+  for (int i = 0; i < n_rot; i += 2) {
+    const float angle = (freq_factors ? theta / freq_factors[i / 2] : theta) * freq_scale;
+    cs[i] = std::cos(angle);
+    cs[i + 1] = std::sin(angle);
+    theta *= theta_scale;
+  }
+}
+
+// rope_normal with precomputed rope_angles.
+inline void rope_normal_cs(float* x, int n_heads, int head_dim, int n_rot, const float* cs) {
   for (int h = 0; h < n_heads; ++h) {
     float* v = x + h * head_dim;
-    float theta = static_cast<float>(pos);
     for (int i = 0; i < n_rot; i += 2) {
-      const float angle = (freq_factors ? theta / freq_factors[i / 2] : theta) * freq_scale;
-      const float c = std::cos(angle), s = std::sin(angle);
+      const float c = cs[i], s = cs[i + 1];
       const float a = v[i], b = v[i + 1];
       v[i] = a * c - b * s;
       v[i + 1] = a * s + b * c;
-      theta *= theta_scale;
     }
   }
+}
+
+inline void rope_normal(float* x, int n_heads, int head_dim, int n_rot, int pos, float freq_base, float freq_scale,
+                        const float* freq_factors = nullptr) {
+  std::vector<float> cs(n_rot);
+  rope_angles(cs.data(), n_rot, pos, freq_base, freq_scale, freq_factors);
+  rope_normal_cs(x, n_heads, head_dim, n_rot, cs.data());
 }
 
 }  // namespace wasmlm

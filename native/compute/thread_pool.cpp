@@ -20,22 +20,23 @@ ThreadPool::ThreadPool(int n_threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+    stop_.store(true);
   }
   wake_.notify_all();
   for (auto& t : workers_) t.join();
 }
 
-// Claims tasks until none are left. Tasks are handed out under the mutex:
-// a job has tens to hundreds of tasks, so the lock is cheap next to them.
+namespace {
+// Polls of an atomic before sleeping (tens of microseconds): longer than the
+// serial gaps between the jobs of one forward pass.
+constexpr int kSpins = 1 << 15;
+}  // namespace
+
+// Claims tasks until none are left (lock-free).
 void ThreadPool::run_tasks(int thread_index) {
   for (;;) {
-    int task;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (next_task_ >= n_tasks_) return;
-      task = next_task_++;
-    }
+    const int task = next_task_.fetch_add(1, std::memory_order_relaxed);
+    if (task >= n_tasks_) return;
     (*job_)(task, thread_index);
   }
 }
@@ -43,16 +44,21 @@ void ThreadPool::run_tasks(int thread_index) {
 void ThreadPool::worker_loop(int thread_index) {
   uint64_t seen = 0;
   for (;;) {
-    {
+    bool ready = false;
+    for (int i = 0; i < kSpins && !ready; ++i)
+      ready = generation_.load(std::memory_order_acquire) != seen || stop_.load(std::memory_order_relaxed);
+    if (!ready) {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
+      ++sleepers_;
+      wake_.wait(lock, [&] { return stop_.load() || generation_.load(std::memory_order_acquire) != seen; });
+      --sleepers_;
     }
+    if (stop_.load()) return;
+    seen = generation_.load(std::memory_order_acquire);
     run_tasks(thread_index);
-    {
+    if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (--busy_ == 0) done_.notify_one();
+      if (waiting_) done_.notify_one();
     }
   }
 }
@@ -63,18 +69,24 @@ void ThreadPool::parallel_for(int n_tasks, const std::function<void(int, int)>& 
     for (int i = 0; i < n_tasks; ++i) task(i, 0);
     return;
   }
+  job_ = &task;
+  n_tasks_ = n_tasks;
+  next_task_.store(0, std::memory_order_relaxed);
+  busy_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+  generation_.fetch_add(1, std::memory_order_release);  // publishes the job
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    job_ = &task;
-    n_tasks_ = n_tasks;
-    next_task_ = 0;
-    busy_ = static_cast<int>(workers_.size());
-    ++generation_;
+    if (sleepers_ > 0) wake_.notify_all();
   }
-  wake_.notify_all();
   run_tasks(0);
-  std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [&] { return busy_ == 0; });
+  for (int i = 0; i < kSpins; ++i)
+    if (busy_.load(std::memory_order_acquire) == 0) break;
+  if (busy_.load(std::memory_order_acquire) != 0) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    waiting_ = true;
+    done_.wait(lock, [&] { return busy_.load(std::memory_order_acquire) == 0; });
+    waiting_ = false;
+  }
   job_ = nullptr;
 }
 

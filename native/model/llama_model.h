@@ -54,7 +54,10 @@ class LlamaContext {
  public:
   // F16 (llama.cpp's default) halves the cache and computes attention as
   // llama.cpp does with it: queries and attention weights rounded to F16 too.
-  LlamaContext(const LlamaModel& model, uint32_t n_ctx, ThreadPool& pool, KvCacheType kv_type = KvCacheType::F16);
+  // kernels: Reference computes with the scalar code only (matrix kernels,
+  // activation quantizers, attention), which the SIMD code is tested against.
+  LlamaContext(const LlamaModel& model, uint32_t n_ctx, ThreadPool& pool, KvCacheType kv_type = KvCacheType::F16,
+               KernelChoice kernels = KernelChoice::Best);
 
   // Evaluates tokens at positions n_past() onwards, in batches of up to
   // kMaxBatch through the matrix x matrix kernels; returns the logits
@@ -63,24 +66,37 @@ class LlamaContext {
   const float* eval(const int32_t* tokens, int n_tokens);
   static constexpr int kMaxBatch = 32;
   uint32_t n_past() const { return n_past_; }
+  uint64_t kv_cache_bytes() const {
+    return (k_cache_.size() + v_cache_.size()) * sizeof(float) + (k_cache16_.size() + v_cache16_.size()) * sizeof(uint16_t);
+  }
   void reset() { n_past_ = 0; }
 
  private:
   void forward(const int32_t* tokens, int n_tokens, uint32_t pos0);
   void store_kv(uint32_t layer, uint32_t pos0, int n_tokens);
   void attention(uint32_t layer, uint32_t pos0, int n_tokens);
-  void attend(uint32_t layer, uint32_t pos, uint32_t head, const float* q, float* att, float* out) const;
+  void attend(const float* k, uint64_t k_stride, const float* v, uint64_t v_stride, uint32_t pos, const float* q,
+              float* att, float* out) const;
 
   const LlamaModel& model_;
   ThreadPool& pool_;
   uint32_t n_ctx_;
   uint32_t n_past_ = 0;
   KvCacheType kv_type_;
-  std::vector<float> k_cache_, v_cache_;        // F32: (n_layer, n_ctx, n_head_kv * head_dim)
-  std::vector<uint16_t> k_cache16_, v_cache16_;  // F16: the same layout
+  KernelChoice kernels_;
+  // K: (n_layer, n_head_kv, head_dim, n_ctx), transposed so that attention
+  // computes the scores of 4 positions at once in SIMD lanes, each summed in
+  // the same order as one position at a time; V: (n_layer, n_ctx, n_head_kv *
+  // head_dim). F32 or F16 (k_cache16_, v_cache16_), plus padding at the end.
+  std::vector<float> k_cache_, v_cache_;
+  std::vector<uint16_t> k_cache16_, v_cache16_;
+  uint64_t k_stride_;  // n_ctx rounded up to 4
   // Activations of the current batch, one row per token.
   std::vector<float> x_, xb_, xb2_, q_, k_, v_, hb_, hb2_, logits_;
-  std::vector<float> att_;  // attention scores, n_ctx per thread
+  std::vector<float> rope_cs_;  // RoPE cos/sin per token of the batch
+  std::vector<float> att_;  // attention scores, n_ctx (+ padding) per thread
+  // F16 cache: one key/value head's K and V as f32, per thread.
+  std::vector<float> kv_f32_;
   MatmulScratch scratch_;
 };
 

@@ -61,16 +61,5 @@ void quantize_k_block(const float* x, int nmax, float rmin, int nstep, uint8_t p
   requantize_k_levels(x, packed, fp16_to_fp32(*d), fp16_to_fp32(*dmin), nmax, L);
 }
 
-void unpack_k_scales(const uint8_t packed[12], uint8_t out[16]) {
-  uint32_t u[4];
-  std::memcpy(u, packed, 12);
-  constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
-  u[3] = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4);
-  const uint32_t mins_lo = u[1] & kLow6;
-  u[1] = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4);
-  u[2] = mins_lo;
-  u[0] &= kLow6;
-  std::memcpy(out, u, 16);
-}
 
 }  // namespace wasmlm

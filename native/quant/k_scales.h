@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 namespace wasmlm {
 
@@ -21,6 +22,17 @@ void requantize_k_levels(const float* x, const uint8_t packed[12], float d, floa
 
 // All 8 scales (out[0..7]) and mins (out[8..15]) of a Q4_K/Q5_K block at
 // once, with 32-bit operations: what get_scale_min_k4 gives one at a time.
-void unpack_k_scales(const uint8_t packed[12], uint8_t out[16]);
+// Inline: the SIMD kernels call it once per 256 weights.
+inline void unpack_k_scales(const uint8_t packed[12], uint8_t out[16]) {
+  uint32_t u[4];
+  std::memcpy(u, packed, 12);
+  constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
+  u[3] = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4);
+  const uint32_t mins_lo = u[1] & kLow6;
+  u[1] = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4);
+  u[2] = mins_lo;
+  u[0] &= kLow6;
+  std::memcpy(out, u, 16);
+}
 
 }  // namespace wasmlm

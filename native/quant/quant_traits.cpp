@@ -57,6 +57,8 @@ struct Table {
     rows[static_cast<int>(GgmlType::Q4_K)].vec_dot_wide = vec_dot_q4_K_q8_Kw;
     rows[static_cast<int>(GgmlType::Q5_K)].vec_dot_wide = vec_dot_q5_K_q8_Kw;
     rows[static_cast<int>(GgmlType::Q6_K)].vec_dot_wide = vec_dot_q6_K_q8_Kw;
+    rows[static_cast<int>(GgmlType::Q8_0)].from_float_fast = quantize_row_q8_0_simd;
+    rows[static_cast<int>(GgmlType::Q8_K)].from_float_fast = quantize_row_q8_K_simd;
 #endif
   }
 };

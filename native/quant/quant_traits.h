@@ -31,6 +31,8 @@ struct QuantTraits {
   // SIMD builds: the same dot against widened activations, several tokens per
   // pass over the weights. nullptr: matrix products use vec_dot.
   VecDotWideFn vec_dot_wide = nullptr;
+  // SIMD builds: a faster from_float giving the same bytes; nullptr: none.
+  FromFloatFn from_float_fast = nullptr;
 };
 
 const QuantTraits& quant_traits(GgmlType type);

@@ -79,6 +79,9 @@ WASMLM_DECLARE_DOT(q4_K_q8_K_simd)
 WASMLM_DECLARE_DOT(q5_K_q8_K_simd)
 WASMLM_DECLARE_DOT(q6_K_q8_K_simd)
 WASMLM_DECLARE_DOT(iq4_xs_q8_K_simd)
+// SIMD-128 quantizers of activations: the same bytes as the reference ones.
+void quantize_row_q8_0_simd(const float* x, void* dst, int64_t n);
+void quantize_row_q8_K_simd(const float* x, void* dst, int64_t n);
 #endif
 #undef WASMLM_DECLARE_DOT
 

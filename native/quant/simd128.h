@@ -73,6 +73,28 @@ inline float hsum_f32(v128_t v) {
   return wasm_f32x4_extract_lane(v, 0);
 }
 
+// Largest lane (pmax: lanes are never NaN-propagating).
+inline float hmax_f32(v128_t v) {
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
+}
+
+// std::round lane-wise (halfway cases away from zero), exactly.
+inline v128_t round_half_away(v128_t v) {
+  const v128_t t = wasm_f32x4_trunc(v);
+  const v128_t f = wasm_f32x4_abs(wasm_f32x4_sub(v, t));  // exact
+  const v128_t one = wasm_v128_or(wasm_f32x4_splat(1.0f), wasm_v128_and(v, wasm_i32x4_splat(INT32_MIN)));
+  return wasm_f32x4_add(t, wasm_v128_and(wasm_f32x4_ge(f, wasm_f32x4_splat(0.5f)), one));
+}
+
+// (hsum(a), hsum(b), hsum(c), hsum(d)) of four int32x4 vectors.
+inline v128_t hsum4_i32(v128_t a, v128_t b, v128_t c, v128_t d) {
+  const v128_t ab = wasm_i32x4_add(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7));
+  const v128_t cd = wasm_i32x4_add(wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), wasm_i32x4_shuffle(c, d, 2, 6, 3, 7));
+  return wasm_i32x4_add(wasm_i32x4_shuffle(ab, cd, 0, 1, 4, 5), wasm_i32x4_shuffle(ab, cd, 2, 3, 6, 7));
+}
+
 inline int32_t hsum_i32(v128_t v) {
   v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
@@ -103,6 +125,25 @@ inline v128_t fp16x4_to_f32(v128_t h) {
   const v128_t inf_nan = wasm_i32x4_eq(wasm_v128_and(h, exp_mask), exp_mask);
   const v128_t special = wasm_v128_or(em, wasm_i32x4_splat(0x7F800000));
   return wasm_v128_or(sign, wasm_v128_bitselect(special, scaled, inf_nan));
+}
+
+// 8 IEEE halves -> 8 floats (lanes 0-3 in *lo, 4-7 in *hi), exact for
+// finite halves (not inf/NaN: check with fp16x8_special) and cheaper than
+// fp16x4_to_f32: the float's high and low 16 bits are built in 16-bit lanes
+// (sign | em >> 3 and em << 13), interleaved, and scaled by 2^112 (which
+// keeps the sign and turns subnormal halves into the right normal floats).
+inline void fp16x8_to_f32_finite(v128_t h, v128_t* lo, v128_t* hi) {
+  const v128_t low16 = wasm_i16x8_shl(h, 13);
+  const v128_t high16 = wasm_v128_or(wasm_u16x8_shr(wasm_v128_and(h, wasm_i16x8_splat(0x7FFF)), 3),
+                                     wasm_v128_and(h, wasm_i16x8_splat(static_cast<int16_t>(0x8000))));
+  const v128_t scale = wasm_f32x4_splat(0x1.0p112f);
+  *lo = wasm_f32x4_mul(wasm_i16x8_shuffle(low16, high16, 0, 8, 1, 9, 2, 10, 3, 11), scale);
+  *hi = wasm_f32x4_mul(wasm_i16x8_shuffle(low16, high16, 4, 12, 5, 13, 6, 14, 7, 15), scale);
+}
+
+// Lanes (int16) of h that are inf or NaN halves: all ones, else 0.
+inline v128_t fp16x8_special(v128_t h) {
+  return wasm_u16x8_ge(wasm_v128_and(h, wasm_i16x8_splat(0x7FFF)), wasm_i16x8_splat(0x7C00));
 }
 
 }  // namespace wasmlm::simd

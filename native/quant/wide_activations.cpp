@@ -18,7 +18,11 @@ void widen_activations(GgmlType vec_dot_type, const void* src, void* dst, int64_
     const auto* x = static_cast<const block_q8_0*>(src);
     auto* y = static_cast<block_q8_0w*>(dst);
     for (int64_t i = 0; i < n / QK8_0; ++i) {
-      for (int j = 0; j < QK8_0; ++j) y[i].qs[j] = x[i].qs[j];
+      for (int k = 0; k < 4; ++k) y[i].sum8[k] = 0;
+      for (int j = 0; j < QK8_0; ++j) {
+        y[i].qs[j] = x[i].qs[j];
+        y[i].sum8[(j % 8) / 2] += 8 * x[i].qs[j];
+      }
       y[i].d = fp16_to_fp32(x[i].d);
     }
     return;

@@ -14,6 +14,10 @@ namespace wasmlm {
 
 struct block_q8_0w {
   int16_t qs[QK8_0];
+  // 8 x the sums of qs in each int32 lane of simd128.h's dot_i16x32 (lane k:
+  // qs[8m + 2k] + qs[8m + 2k + 1] over m): the Q4_0 kernel's dot with
+  // unsigned nibbles minus this equals its dot with (nibble - 8), lane by lane.
+  int32_t sum8[4];
   float d;
 };
 

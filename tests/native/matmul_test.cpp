@@ -123,3 +123,39 @@ TEST(Matmul, RejectsTypesWithoutAKernel) {
   std::vector<float> x(256), y(1);
   EXPECT_THROW(matvec(w, x.data(), y.data(), pool, scratch), Error);
 }
+
+// matmul_group (one quantization, one job over all rows) gives exactly the
+// results of separate matmul calls, for groups of one type and width, and
+// falls back to them for mixed ones.
+TEST(Matmul, GroupEqualsSeparateMatmuls) {
+  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::F32}) {
+    Fixture a = make(type, 256, 100, 1), b = make(type, 256, 37, 2), c = make(GgmlType::Q8_0, 256, 70, 3);
+    const int64_t n_tokens = 9;
+    std::mt19937 rng(5);
+    std::normal_distribution<float> dist(0.f, 1.f);
+    std::vector<float> x(n_tokens * 256);
+    for (auto& v : x) v = dist(rng);
+    for (int threads : {1, 2, 3}) {
+      ThreadPool pool(threads);
+      MatmulScratch scratch;
+      const WeightMatrix wa = a.w(), wb = b.w(), wc = c.w();
+      std::vector<float> ea(n_tokens * 100), eb(n_tokens * 37), ec(n_tokens * 70);
+      matmul(wa, x.data(), n_tokens, ea.data(), pool, scratch);
+      matmul(wb, x.data(), n_tokens, eb.data(), pool, scratch);
+      matmul(wc, x.data(), n_tokens, ec.data(), pool, scratch);
+      std::vector<float> ga(ea.size()), gb(eb.size()), gc(ec.size());
+      const WeightMatrix* same[2] = {&wa, &wb};
+      float* same_out[2] = {ga.data(), gb.data()};
+      matmul_group(same, same_out, 2, x.data(), n_tokens, pool, scratch);
+      EXPECT_EQ(ga, ea);
+      EXPECT_EQ(gb, eb);
+      const WeightMatrix* mixed[3] = {&wa, &wc, &wb};
+      float* mixed_out[3] = {ga.data(), gc.data(), gb.data()};
+      std::fill(ga.begin(), ga.end(), 0.f);
+      matmul_group(mixed, mixed_out, 3, x.data(), n_tokens, pool, scratch);
+      EXPECT_EQ(ga, ea);
+      EXPECT_EQ(gb, eb);
+      EXPECT_EQ(gc, ec);
+    }
+  }
+}

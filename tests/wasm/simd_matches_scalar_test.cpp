@@ -143,3 +143,29 @@ TEST(SimdKernels, EveryVecDotMatchesItsScalarReference) {
   }
   EXPECT_EQ(checked, 15);
 }
+
+// The SIMD activation quantizers give the reference quantizers' bytes,
+// including halfway cases (std::round rounds them away from zero), zero
+// blocks and ties for the largest magnitude.
+TEST(SimdQuantizeActivations, SameBytesAsReference) {
+  std::mt19937 rng(7);
+  for (GgmlType type : {GgmlType::Q8_0, GgmlType::Q8_K}) {
+    const QuantTraits& t = quant_traits(type);
+    ASSERT_NE(t.from_float_fast, nullptr);
+    for (int trial = 0; trial < 50; ++trial) {
+      const int64_t n = 256 * 4;
+      std::vector<float> x = random_floats(n, rng);
+      if (trial % 5 == 1) std::fill(x.begin(), x.begin() + 256, 0.f);
+      if (trial % 5 == 2)  // values on the quantization grid's halfway points
+        for (int64_t i = 0; i < n; ++i) x[i] = (static_cast<int>(rng() % 255) - 127) * 0.5f;
+      if (trial % 5 == 3) { x[5] = 3.f; x[9] = -3.f; x[300] = -4.f; x[301] = 4.f; }
+      if (trial % 5 == 4)
+        for (int64_t i = 0; i < n; ++i) x[i] *= 1e-3f * static_cast<float>(trial);
+      const size_t bytes = *ggml_nbytes(type, n);
+      std::vector<uint8_t> ref(bytes, 0xAA), fast(bytes, 0x55);
+      t.from_float(x.data(), ref.data(), n);
+      t.from_float_fast(x.data(), fast.data(), n);
+      EXPECT_EQ(ref, fast) << ggml_type_info(type).name << " trial " << trial;
+    }
+  }
+}

@@ -70,11 +70,27 @@ float vec_dot_q4_0_q8_0_simd(int64_t n, const void* w, const void* a) {
 }
 
 // Nibbles widen to int16 lanes, where masking and shifting are single
-// instructions (wasm has no 8-bit shift on x86).
+// instructions (wasm has no 8-bit shift on x86). One token: the unsigned
+// nibbles' dot minus the activations' sum8 (the same int32 lanes, one
+// subtraction instead of four); several: the 4 subtractions of 8 are shared.
 void vec_dot_q4_0_q8_0w(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                         int64_t out_stride) {
   const auto* x = static_cast<const block_q4_0*>(w);
   const v128_t m4 = wasm_i16x8_splat(0x0F), s8 = wasm_i16x8_splat(8);
+  if (n_tokens == 1) {
+    const auto* y = static_cast<const block_q8_0w*>(a);
+    v128_t acc = wasm_f32x4_splat(0);
+    for (int64_t i = 0; i < n / QK4_0; ++i) {
+      const v128_t v = wasm_v128_load(x[i].qs);
+      const v128_t lo = wasm_u16x8_extend_low_u8x16(v), hi = wasm_u16x8_extend_high_u8x16(v);
+      const v128_t w0 = wasm_v128_and(lo, m4), w1 = wasm_v128_and(hi, m4);
+      const v128_t w2 = wasm_u16x8_shr(lo, 4), w3 = wasm_u16x8_shr(hi, 4);
+      const v128_t isum = wasm_i32x4_sub(simd::dot_i16x32(w0, w1, w2, w3, y[i].qs), wasm_v128_load(y[i].sum8));
+      acc = simd::add_scaled(acc, isum, fp16_to_fp32_fast(x[i].d) * y[i].d);
+    }
+    out[0] = simd::hsum_f32(acc);
+    return;
+  }
   simd::dispatch_tokens(n_tokens, [&](auto nt) {
     constexpr int T = decltype(nt)::value;
     const block_q8_0w* y[T];

@@ -114,17 +114,31 @@ void vec_dot_q4_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_str
       v128_t isum[T];
       for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
       const uint8_t* q4 = x[i].qs;
+      v128_t sub[8];  // one token: the 8 sub-blocks' unscaled dots
       for (int j = 0; j < 8; j += 2, q4 += 32) {
         const v128_t v0 = wasm_v128_load(q4), v1 = wasm_v128_load(q4 + 16);
         const v128_t l0 = wasm_u16x8_extend_low_u8x16(v0), l1 = wasm_u16x8_extend_high_u8x16(v0);
         const v128_t l2 = wasm_u16x8_extend_low_u8x16(v1), l3 = wasm_u16x8_extend_high_u8x16(v1);
         const v128_t lo[4] = {wasm_v128_and(l0, m4), wasm_v128_and(l1, m4), wasm_v128_and(l2, m4), wasm_v128_and(l3, m4)};
         const v128_t hi[4] = {wasm_u16x8_shr(l0, 4), wasm_u16x8_shr(l1, 4), wasm_u16x8_shr(l2, 4), wasm_u16x8_shr(l3, 4)};
-        const int16_t* q8[T];
-        for (int t = 0; t < T; ++t) q8[t] = y[t][i].qs + 32 * j;
-        simd::add_scaled_dots<T, 4>(lo, sm[j], q8, isum);  // 15 * 63 fits int16
-        for (int t = 0; t < T; ++t) q8[t] += 32;
-        simd::add_scaled_dots<T, 4>(hi, sm[j + 1], q8, isum);
+        if constexpr (T == 1) {
+          const int16_t* q8 = y[0][i].qs + 32 * j;
+          sub[j] = simd::dot_i16x32(lo[0], lo[1], lo[2], lo[3], q8);
+          sub[j + 1] = simd::dot_i16x32(hi[0], hi[1], hi[2], hi[3], q8 + 32);
+        } else {
+          const int16_t* q8[T];
+          for (int t = 0; t < T; ++t) q8[t] = y[t][i].qs + 32 * j;
+          simd::add_scaled_dots<T, 4>(lo, sm[j], q8, isum);  // 15 * 63 fits int16
+          for (int t = 0; t < T; ++t) q8[t] += 32;
+          simd::add_scaled_dots<T, 4>(hi, sm[j + 1], q8, isum);
+        }
+      }
+      if constexpr (T == 1) {
+        // Lane j of hsum4: sub-block j's sum; scaled by 4 lanes at once (the
+        // same integer total as scaling each sub-block).
+        const v128_t sc = wasm_u16x8_load8x8(sm);
+        isum[0] = wasm_i32x4_add(wasm_i32x4_mul(simd::hsum4_i32(sub[0], sub[1], sub[2], sub[3]), wasm_u32x4_extend_low_u16x8(sc)),
+                                 wasm_i32x4_mul(simd::hsum4_i32(sub[4], sub[5], sub[6], sub[7]), wasm_u32x4_extend_high_u16x8(sc)));
       }
       const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);
       for (int t = 0; t < T; ++t) {

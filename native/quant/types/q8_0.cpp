@@ -42,6 +42,30 @@ float vec_dot_q8_0_q8_0(int64_t n, const void* w, const void* a) {
 }
 
 #ifdef __wasm_simd128__
+// quantize_row_q8_0 in SIMD-128 with the same float operations per value;
+// std::round (half away from zero) as trunc plus a sign where |fraction| >= 0.5.
+void quantize_row_q8_0_simd(const float* x, void* dst, int64_t n) {
+  auto* y = static_cast<block_q8_0*>(dst);
+  for (int64_t i = 0; i < n / QK8_0; ++i, x += QK8_0) {
+    v128_t v[8];
+    v128_t m = wasm_f32x4_splat(0);
+    for (int k = 0; k < 8; ++k) {
+      v[k] = wasm_v128_load(x + 4 * k);
+      m = wasm_f32x4_pmax(m, wasm_f32x4_abs(v[k]));
+    }
+    const float amax = simd::hmax_f32(m);
+    const float d = amax / 127;
+    const float id = d ? 1.0f / d : 0.0f;
+    y[i].d = fp32_to_fp16(d);
+    v128_t q[8];
+    for (int k = 0; k < 8; ++k) q[k] = wasm_i32x4_trunc_sat_f32x4(simd::round_half_away(wasm_f32x4_mul(v[k], wasm_f32x4_splat(id))));
+    const v128_t a = wasm_i8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(q[0], q[1]), wasm_i16x8_narrow_i32x4(q[2], q[3]));
+    const v128_t b = wasm_i8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(q[4], q[5]), wasm_i16x8_narrow_i32x4(q[6], q[7]));
+    wasm_v128_store(y[i].qs, a);
+    wasm_v128_store(y[i].qs + 16, b);
+  }
+}
+
 float vec_dot_q8_0_q8_0_simd(int64_t n, const void* w, const void* a) {
   const auto* x = static_cast<const block_q8_0*>(w);
   const auto* y = static_cast<const block_q8_0*>(a);

@@ -38,8 +38,12 @@ const MIME_TYPES = {
  * @param {boolean} [options.range] honour Range requests (false: always 200 with the whole body)
  * @param {boolean} [options.isolation] send COOP/COEP (cross-origin isolation)
  * @param {boolean} [options.log] log each request to stdout
- * @param {(entry: {method: string, url: string, range: string|undefined, status: number}) => void} [options.onResponse]
- *   called after each response (tests use it to see how files were read)
+ * @param {(entry: {method: string, url: string, range: string|undefined, status: number, dropped?: boolean}) => void} [options.onResponse]
+ *   called after each response (tests use it to see how files were read); a
+ *   response cut by dropAfter is reported with dropped: true
+ * @param {(request: {url: string, range: string|undefined}) => number|null|undefined} [options.dropAfter]
+ *   test hook: for each file response, after how many body bytes to drop the
+ *   connection (null/undefined: send it all)
  * @returns {Promise<{server: http.Server, port: number, url: string, close(): Promise<void>}>}
  */
 export function startServer({
@@ -51,11 +55,12 @@ export function startServer({
   isolation = true,
   log = false,
   onResponse,
+  dropAfter,
 } = {}) {
   const mounts = [];
   if (testdata && fs.existsSync(testdata)) mounts.push({ prefix: '/testdata/', dir: fs.realpathSync(testdata) });
   mounts.push({ prefix: '/', dir: fs.realpathSync(root) });
-  const options = { mounts, range, isolation };
+  const options = { mounts, range, isolation, dropAfter };
 
   const server = http.createServer((req, res) => {
     handle(req, res, options).catch((error) => {
@@ -65,6 +70,9 @@ export function startServer({
     res.on('finish', () => {
       if (log) console.log(`${req.method} ${req.url} ${res.statusCode}`);
       onResponse?.({ method: req.method, url: req.url, range: req.headers.range, status: res.statusCode });
+    });
+    res.on('close', () => {
+      if (res.dropped) onResponse?.({ method: req.method, url: req.url, range: req.headers.range, status: res.statusCode, dropped: true });
     });
   });
   return new Promise((resolve, reject) => {
@@ -85,7 +93,7 @@ export function startServer({
   });
 }
 
-async function handle(req, res, { mounts, range, isolation }) {
+async function handle(req, res, { mounts, range, isolation, dropAfter }) {
   res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
   if (isolation) {
     res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
@@ -102,7 +110,7 @@ async function handle(req, res, { mounts, range, isolation }) {
   } catch {
     return send(res, 400, 'bad path');
   }
-  if (pathname === '/') return redirect(res, '/web/pages/index.html');
+  if (pathname === '/') return redirect(res, '/web/pages/demo.html');
   if (pathname === '/testdata') return redirect(res, '/testdata/');
 
   const file = await resolveFile(pathname, mounts);
@@ -114,7 +122,8 @@ async function handle(req, res, { mounts, range, isolation }) {
     return sendFile(req, res, index, range);
   }
   if (!file.stat.isFile()) return send(res, 404, 'not found');
-  return sendFile(req, res, file, range);
+  const drop = dropAfter?.({ url: req.url, range: req.headers.range });
+  return sendFile(req, res, file, range, drop);
 }
 
 /** Maps a URL path to a file inside a mount; null if missing or outside it. */
@@ -133,7 +142,7 @@ async function resolveFile(pathname, mounts) {
   }
 }
 
-function sendFile(req, res, file, rangeEnabled) {
+function sendFile(req, res, file, rangeEnabled, dropAfter = null) {
   const size = file.stat.size;
   res.setHeader('Content-Type', MIME_TYPES[path.extname(file.path).toLowerCase()] ?? 'application/octet-stream');
   res.setHeader('Last-Modified', file.stat.mtime.toUTCString());
@@ -154,7 +163,27 @@ function sendFile(req, res, file, rangeEnabled) {
   }
   res.setHeader('Content-Length', Math.max(0, end - start + 1));
   if (req.method === 'HEAD' || end < start) return res.end();
+  if (dropAfter != null && dropAfter <= end - start) return sendThenDrop(res, file.path, start, start + dropAfter);
   pipeline(fs.createReadStream(file.path, { start, end }), res, () => {}); // errors: the client went away
+}
+
+/** Test hook: sends bytes [start, stop) of a file, then destroys the connection mid-body. */
+function sendThenDrop(res, filePath, start, stop) {
+  res.dropped = true;
+  const drop = () => res.destroy();
+  if (stop <= start) {
+    res.flushHeaders();
+    return setTimeout(drop, 10);
+  }
+  const stream = fs.createReadStream(filePath, { start, end: stop - 1 });
+  stream.on('error', drop);
+  stream.on('data', (chunk) => {
+    if (!res.write(chunk)) {
+      stream.pause();
+      res.once('drain', () => stream.resume());
+    }
+  });
+  stream.on('end', () => setTimeout(drop, 10));
 }
 
 /**
@@ -194,7 +223,7 @@ async function cli() {
   });
   const port = Number(values.port ?? process.env.PORT ?? 8080);
   const { url, testdata } = await startServer({ port, range: !values['no-range'], log: !values.quiet });
-  console.log(`wasmlm: serving ${REPO_ROOT} at ${url}/ (open ${url}/web/pages/index.html)`);
+  console.log(`wasmlm: serving ${REPO_ROOT} at ${url}/ (open ${url}/ for the demo, ${url}/web/pages/index.html for the model viewer)`);
   console.log(testdata ? 'wasmlm: ../shared/testdata is served at /testdata/' : 'wasmlm: no ../shared/testdata to serve');
 }
 

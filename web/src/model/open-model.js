@@ -3,48 +3,43 @@
 // returns a session that evaluates token ids. Runs in the calling thread:
 // call it from a Worker in browsers.
 import { WasmLMError, throwIfAborted, throwIfBindingError } from '../errors.js';
-import { openByteSource } from '../sources/byte-source.js';
 import { loadWasmModule } from '../wasm/load-module.js';
-import { pushBytes } from '../wasm/push-bytes.js';
+import { openModelBytes } from './model-bytes.js';
+import { ProgressReporter, streamIntoModel } from './stream-load.js';
 import { Tokenizer } from '../tokenizer.js';
 import { complete, generate } from './generate.js';
-
-const CHUNK = 4 * 1024 * 1024;
+import { summarizeModel } from '../model-summary.js';
+import { decodeMetadata } from '../parse/metadata-values.js';
 
 /**
  * @param {unknown} input URL, path, Blob, bytes or stream (as inspect())
- * @param {{threads?: number, contextLength?: number, kvCache?: 'f16'|'f32', signal?: AbortSignal, fetch?: typeof fetch}} [options]
+ * @param {{threads?: number, contextLength?: number, kvCache?: 'f16'|'f32', signal?: AbortSignal, fetch?: typeof fetch,
+ *   onProgress?: (event: {loaded: number, total: number|null, bytesPerSecond: number, phase: 'download'|'build'|'ready'}) => void,
+ *   retries?: number, retryDelay?: number, cache?: boolean, memoryCheck?: boolean}} [options]
  */
-export async function openModel(input, { threads = 1, contextLength = 512, kvCache = 'f16', signal, fetch } = {}) {
+export async function openModel(input, {
+  threads = 1, contextLength = 512, kvCache = 'f16', signal, fetch, onProgress,
+  retries = 3, retryDelay = 200, cache = false, memoryCheck = true,
+} = {}) {
   if (kvCache !== 'f16' && kvCache !== 'f32') throw new TypeError("kvCache must be 'f16' or 'f32'");
+  throwIfAborted(signal);
   const wasm = await loadWasmModule({ threads });
-  const source = await openByteSource(input, { signal, fetch });
-  const model = new wasm.Model(source.size ?? 0);
+  throwIfAborted(signal);
+  const bytes = await openModelBytes(input, { signal, fetch, retries, retryDelay, cache });
+  let model;
   try {
-    const push = (bytes) => pushBytes(wasm, model, bytes);
-    if (typeof source.read === 'function') {
-      for (let at = 0; !model.done(); at += CHUNK) {
-        throwIfAborted(signal);
-        const bytes = await source.read(at, CHUNK);
-        if (bytes.length === 0) break;
-        push(bytes);
-      }
-    } else {
-      const reader = source.stream().getReader();
-      for (;;) {
-        throwIfAborted(signal);
-        const { done, value } = await reader.read();
-        if (done) break;
-        push(value);
-      }
-    }
-    if (!model.done()) throwIfBindingError(model.finish());
+    throwIfAborted(signal);
+    model = new wasm.Model(bytes.size ?? 0);
+    const progress = new ProgressReporter(onProgress, bytes);
+    await streamIntoModel(wasm, model, bytes, { signal, progress, contextLength, kvCache, memoryCheck });
+    progress.emit('build', { final: true });
     throwIfBindingError(model.build(contextLength, Math.max(1, Math.floor(threads)), kvCache === 'f16'));
+    throwIfAborted(signal);
+    progress.emit('ready', { final: true });
   } catch (error) {
-    model.delete();
+    model?.delete();
+    await bytes.close().catch(() => {});
     throw error;
-  } finally {
-    await source.close?.();
   }
   return new ModelSession(wasm, model, contextLength);
 }
@@ -104,6 +99,19 @@ class ModelSession {
   reset() {
     this.#model.reset();
     this.#model.resetSampler();
+  }
+
+  /** The model file's directory summary (as inspect() gives it), plus memory in use. */
+  describe() {
+    const directory = this.#model.describe();
+    return {
+      ...summarizeModel({ ...directory, metadata: decodeMetadata(directory.metadata) }),
+      memory: {
+        weightBytes: this.#model.weightBytes(),
+        kvCacheBytes: this.#model.kvCacheBytes(),
+        wasmHeapBytes: this.#wasm.HEAPU8.buffer.byteLength,
+      },
+    };
   }
 
   /** The context length the session was built with (tokens). */

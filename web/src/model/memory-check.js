@@ -1,0 +1,85 @@
+// Before the weights are downloaded: will the model and its KV cache fit in
+// the wasm32 heap? Estimated from the directory (tensor sizes and the
+// architecture's hyperparameters), checked against what the heap can still
+// grow by, and, when the heap has grown before (memory freed inside it can be
+// reused), by allocating the amount in 64 MiB blocks and freeing them again.
+import { WasmLMError } from '../errors.js';
+import { architectureSummary } from '../model-summary.js';
+
+export const MiB = 1024 * 1024;
+/** -sMAXIMUM_MEMORY=4GB */
+export const WASM_MAX_HEAP = 4096 * MiB;
+/** Scratch, logits, tokenizer, allocator overhead. */
+export const HEADROOM = 64 * MiB;
+const PROBE_BLOCK = 64 * MiB;
+
+/**
+ * @param {object} directory describe() of the parser (raw metadata)
+ * @param {{contextLength: number, kvCache: 'f16'|'f32', fileSize?: number}} options
+ * @returns {{weights: number, kvCache: number, headroom: number, total: number}}
+ */
+export function estimateModelMemory(directory, { contextLength, kvCache, fileSize, complete = true }) {
+  let weights = 0;
+  for (const t of directory.tensors) weights += Number(t.nbytes);
+  // Record formats list tensors as they come: until then the file size bounds them.
+  if (!complete && fileSize) weights = Math.max(weights, fileSize - Number(directory.dataOffset || 0));
+  const a = architectureSummary(directory.metadata, directory.tensors);
+  const n = (v) => (v == null ? null : Number(Array.isArray(v) || ArrayBuffer.isView(v) ? Math.max(...Array.from(v, Number)) : v));
+  const layers = n(a.blockCount) ?? 0;
+  const heads = n(a.headCount);
+  const headsKv = n(a.headCountKv) ?? heads;
+  const embd = n(a.embeddingLength);
+  const headDim = heads ? Math.floor((embd ?? 0) / heads) : 0;
+  const keyLength = n(a.keyLength) ?? headDim;
+  const valueLength = n(a.valueLength) ?? headDim;
+  const perToken = layers * (headsKv ?? 0) * (keyLength + valueLength) * (kvCache === 'f32' ? 4 : 2);
+  const kv = a.rwkvVersion ? 0 : perToken * contextLength;
+  return { weights, kvCache: kv, headroom: HEADROOM, total: weights + kv + HEADROOM };
+}
+
+/**
+ * Throws OUT_OF_MEMORY if `needed` bytes cannot be allocated in the wasm heap.
+ * @param {object} wasm the Emscripten module
+ * @param {{weights: number, kvCache: number, headroom: number, total: number}} estimate
+ * @param {{contextLength: number, kvCache: string}} options
+ */
+export function checkModelFits(wasm, estimate, { contextLength, kvCache }) {
+  const heap = wasm.HEAPU8.buffer.byteLength;
+  const growable = WASM_MAX_HEAP - heap;
+  if (estimate.total <= growable) return;
+  // Memory already in the heap may be free (a model loaded before): try.
+  if (estimate.total <= WASM_MAX_HEAP && probe(wasm, estimate.total)) return;
+  const error = new WasmLMError('OUT_OF_MEMORY', `the model needs ${mib(estimate.total)} of wasm memory `
+    + `(weights ${mib(estimate.weights)} + KV cache ${mib(estimate.kvCache)} for ${contextLength} tokens in ${kvCache} `
+    + `+ ${mib(estimate.headroom)} working space), more than the ${mib(WASM_MAX_HEAP)} wasm32 heap can give `
+    + `(${mib(heap)} in use or reserved)${estimate.kvCache > estimate.weights ? '; use a smaller contextLength' : ''}`);
+  error.bytesNeeded = estimate.total;
+  error.bytesAvailable = Math.max(growable, 0);
+  throw error;
+}
+
+/** Can `bytes` be allocated in blocks? Frees whatever it took. */
+function probe(wasm, bytes) {
+  if (typeof wasm._malloc !== 'function') return false;
+  const taken = [];
+  let ok = true;
+  try {
+    for (let left = bytes; left > 0; left -= PROBE_BLOCK) {
+      const ptr = wasm._malloc(Math.min(PROBE_BLOCK, left));
+      if (!ptr) {
+        ok = false;
+        break;
+      }
+      taken.push(ptr);
+    }
+  } catch {
+    ok = false;
+  } finally {
+    for (const ptr of taken) wasm._free(ptr);
+  }
+  return ok;
+}
+
+function mib(bytes) {
+  return bytes >= 1024 * MiB ? `${(bytes / 1024 / MiB).toFixed(2)} GiB` : `${(bytes / MiB).toFixed(1)} MiB`;
+}

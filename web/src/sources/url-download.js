@@ -1,0 +1,213 @@
+// A whole-file download as ONE streaming GET, for sequential loading: the
+// response body is read chunk by chunk (never buffered whole). If the body
+// breaks off (a dropped connection, or fewer bytes than Content-Length), the
+// download resumes with `Range: bytes=<loaded>-` (If-Range: the ETag or
+// Last-Modified of the first answer), checking that the 206 starts where it
+// stopped and is the same file, up to `retries` times. With `cache`, the file
+// is stored in the Cache API as it streams, and a later download of the same
+// URL (same size and ETag/Last-Modified) is read from there.
+import { WasmLMError, abortedError } from '../errors.js';
+import { openModelCache, sameEntity, startCacheWrite, validatorsOf } from '../cache/model-cache.js';
+import { contentLength } from './stream-source.js';
+
+/**
+ * @param {string|URL} url
+ * @param {{signal?: AbortSignal, fetch?: typeof fetch, retries?: number, retryDelay?: number, cache?: boolean}} [options]
+ * @returns {Promise<{size: number|undefined, origin: 'network'|'cache', chunks(): AsyncGenerator<Uint8Array>, close(): Promise<void>}>}
+ */
+export async function openDownload(url, { signal, fetch: fetchFn = globalThis.fetch, retries = 3, retryDelay = 200, cache = false } = {}) {
+  const href = String(url);
+  if (typeof fetchFn !== 'function') throw new WasmLMError('IO', `cannot fetch ${href}: no fetch() here`);
+  const get = (headers) => request(fetchFn, href, { headers, signal });
+  const store = cache ? await openModelCache() : null;
+  const cached = store ? await store.match(href).catch(() => undefined) : undefined;
+
+  let response;
+  let origin = 'network';
+  if (cached) {
+    const stored = validatorsOf(cached, contentLength(cached));
+    let fresh = null;
+    try {
+      fresh = await get(conditionalHeaders(stored));
+    } catch (error) {
+      if (error.code !== 'IO') throw error; // offline: the stored copy will do
+    }
+    if (!fresh || fresh.status === 304 || (fresh.status === 200 && sameEntity(stored, validatorsOf(fresh, contentLength(fresh))))) {
+      await fresh?.body?.cancel().catch(() => {});
+      response = cached;
+      origin = 'cache';
+    } else {
+      await store.delete(href).catch(() => {});
+      response = fresh;
+    }
+  } else {
+    response = await get({});
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel().catch(() => {});
+    throw new WasmLMError('IO', `HTTP ${response.status} ${response.statusText} for ${href}`.trimEnd());
+  }
+
+  const size = contentLength(response);
+  const validators = validatorsOf(response, size);
+  let reader = (response.body ?? new ReadableStream({ start: (c) => c.close() })).getReader();
+  let writer = origin === 'network' ? startCacheWrite(store, href, validators, response.headers.get('Content-Type')) : null;
+
+  const close = async () => {
+    await reader.cancel().catch(() => {}); // a no-op once the body has ended
+    const unfinished = writer;
+    writer = null;
+    await unfinished?.abort();
+  };
+
+  // The body from `loaded` on, after it broke off: a Range request, or the
+  // cached copy's failure handed over to the network.
+  async function resume(loaded, attempt, cause) {
+    await delay(retryDelay * attempt, signal);
+    const headers = { Range: `bytes=${loaded}-` };
+    const validator = validators.etag && !validators.etag.startsWith('W/') ? validators.etag : validators.lastModified;
+    if (validator) headers['If-Range'] = validator;
+    const next = await get(headers);
+    if (next.status === 206) {
+      const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(next.headers.get('Content-Range') ?? '');
+      const total = match && match[3] !== '*' ? Number(match[3]) : undefined;
+      const etag = next.headers.get('ETag');
+      if (!match || Number(match[1]) !== loaded || (size !== undefined && total !== undefined && total !== size)
+          || (etag && validators.etag && etag !== validators.etag)) {
+        await next.body?.cancel().catch(() => {});
+        throw final(new WasmLMError('IO', `${href}: the resumed download (Range from byte ${loaded}) is not the rest of the same file`, { cause }));
+      }
+      return { reader: next.body.getReader(), skip: 0 };
+    }
+    // 200: the server ignored the Range (or If-Range said the file changed).
+    if (next.status === 200 && size !== undefined && sameEntity(validators, validatorsOf(next, contentLength(next)))) {
+      return { reader: next.body.getReader(), skip: loaded };
+    }
+    await next.body?.cancel().catch(() => {});
+    throw final(new WasmLMError('IO', `${href} changed on the server while it was downloading (byte ${loaded})`, { cause }));
+  }
+
+  async function* chunks() {
+    let loaded = 0;
+    let attempt = 0;
+    let skip = 0;
+    try {
+      for (;;) {
+        let result;
+        let broke = null;
+        try {
+          result = await reader.read();
+        } catch (cause) {
+          if (signal?.aborted) throw abortedError(signal);
+          broke = cause;
+        }
+        if (signal?.aborted) throw abortedError(signal);
+        if (!broke && result.done && size !== undefined && loaded < size) broke = new Error('the body ended early');
+        if (broke) {
+          if (origin === 'cache') { // a damaged stored copy: drop it, go on from the network
+            origin = 'network';
+            await store.delete(href).catch(() => {});
+          } else if (++attempt > retries) {
+            throw new WasmLMError('IO', `${href}: the connection broke after ${loaded} of ${size ?? '?'} bytes (${broke.message}); gave up after ${retries} resumes`, { cause: broke });
+          }
+          reader.cancel().catch(() => {});
+          for (;;) {
+            try {
+              ({ reader, skip } = await resume(loaded, attempt, broke));
+              break;
+            } catch (error) {
+              if (signal?.aborted) throw abortedError(signal);
+              if (error.code !== 'IO' || error[FINAL] || ++attempt > retries) throw error;
+            }
+          }
+          continue;
+        }
+        if (result.done) break;
+        let chunk = result.value;
+        if (skip > 0) {
+          const n = Math.min(skip, chunk.length);
+          skip -= n;
+          chunk = chunk.subarray(n);
+          if (chunk.length === 0) continue;
+        }
+        if (size !== undefined && loaded + chunk.length > size) {
+          throw new WasmLMError('IO', `${href} sent more than its Content-Length of ${size} bytes`);
+        }
+        loaded += chunk.length;
+        if (writer) await writer.write(chunk);
+        if (loaded === size && writer) {
+          // The last byte: store the file now (the consumer may stop reading here).
+          const complete = writer;
+          writer = null;
+          await complete.close();
+        }
+        yield chunk;
+      }
+      if (writer) {
+        const complete = writer;
+        writer = null;
+        await complete.close();
+      }
+    } finally {
+      await close();
+    }
+  }
+
+  return {
+    size,
+    get origin() {
+      return origin;
+    },
+    get fromCache() {
+      return origin === 'cache';
+    },
+    chunks,
+    close,
+  };
+}
+
+const FINAL = Symbol('no retry');
+function final(error) {
+  error[FINAL] = true;
+  return error;
+}
+
+function conditionalHeaders({ etag, lastModified }) {
+  if (etag) return { 'If-None-Match': etag };
+  if (lastModified) return { 'If-Modified-Since': lastModified };
+  return {};
+}
+
+async function request(fetchFn, href, { headers, signal }) {
+  let response;
+  try {
+    response = await fetchFn(href, { headers, signal });
+  } catch (cause) {
+    if (signal?.aborted) throw abortedError(signal);
+    throw new WasmLMError('IO', `cannot fetch ${href}: ${cause.message}`, { cause });
+  }
+  if (response.status !== 200 && response.status !== 206 && response.status !== 304) {
+    await response.body?.cancel().catch(() => {});
+    throw new WasmLMError('IO', `HTTP ${response.status} ${response.statusText} for ${href}`.trimEnd());
+  }
+  return response;
+}
+
+function delay(ms, signal) {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onAbort = () => {
+      done();
+      reject(abortedError(signal));
+    };
+    const timer = setTimeout(() => {
+      done();
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

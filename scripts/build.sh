@@ -18,3 +18,6 @@ fi
 cmake --build build-wasm -j"$jobs"
 # The pthread worker script is CommonJS; the glue is ES modules (.mjs).
 echo '{ "type": "commonjs" }' > web/dist/package.json
+# Chat templates: the Jinja library as a plain ES module for browsers without a bundler.
+mkdir -p web/dist/vendor
+cp node_modules/@huggingface/jinja/dist/index.js web/dist/vendor/jinja.mjs

@@ -309,8 +309,13 @@ class ParserFeed {
   }
   val finish() { return guarded([&] { parser_.finish(); }); }
   bool done() const { return parser_.done(); }
+  bool directory_complete() const { return parser_.directory_complete(); }
+  // The directory read so far (complete once directory_complete()).
+  val describe() const { return describe_file(file()); }
+  virtual ~ParserFeed() = default;
 
  protected:
+  virtual const ModelFile& file() const { return parser_.file(); }
   IncrementalParser parser_;
   std::vector<uint8_t> staging_;
 };
@@ -319,8 +324,6 @@ class Parser : public ParserFeed {
  public:
   using ParserFeed::ParserFeed;
   val skip_data() { return guarded([&] { parser_.skip_tensor_data(); }); }
-  bool directory_complete() const { return parser_.directory_complete(); }
-  val describe() const { return describe_file(parser_.file()); }
   void release_staging() { std::vector<uint8_t>().swap(staging_); }
   // Once the directory is complete: the file's tokenizer (JS deletes it).
   TokenizerBinding* tokenizer() const { return new TokenizerBinding(parser_.file()); }
@@ -374,6 +377,8 @@ class ModelBinding : public ParserFeed {
   explicit ModelBinding(double file_size) : ParserFeed(file_size) { parser_.set_sink(&store_); }
 
   double weight_bytes() const { return static_cast<double>(store_.bytes_allocated()); }
+  // The model's KV cache in bytes, once built.
+  double kv_cache_bytes() const { return context_ ? static_cast<double>(context_->kv_cache_bytes()) : 0; }
 
   // After the whole file is in: builds the model and a context of n_ctx tokens.
   val build(uint32_t n_ctx, int n_threads, bool kv_f16) {
@@ -461,6 +466,8 @@ class ModelBinding : public ParserFeed {
   std::vector<int32_t> tokens_;
   const float* logits_ = nullptr;
   std::unique_ptr<Sampler> sampler_;
+  // build() takes the directory from the parser.
+  const ModelFile& file() const override { return model_ ? file_ : parser_.file(); }
   std::unique_ptr<Tokenizer> tokenizer_;  // for generated text
   std::unique_ptr<GenerationText> text_;
 
@@ -540,12 +547,12 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("staging", &ParserFeed::staging)
       .function("push", &ParserFeed::push)
       .function("finish", &ParserFeed::finish)
-      .function("done", &ParserFeed::done);
+      .function("done", &ParserFeed::done)
+      .function("directoryComplete", &ParserFeed::directory_complete)
+      .function("describe", &ParserFeed::describe);
   emscripten::class_<Parser, emscripten::base<ParserFeed>>("Parser")
       .constructor<double>()
       .function("skipData", &Parser::skip_data)
-      .function("directoryComplete", &Parser::directory_complete)
-      .function("describe", &Parser::describe)
       .function("releaseStaging", &Parser::release_staging)
       .function("tokenizer", &Parser::tokenizer, emscripten::allow_raw_pointers());
   emscripten::class_<TokenizerBinding>("Tokenizer")
@@ -565,6 +572,7 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
   emscripten::class_<ModelBinding, emscripten::base<ParserFeed>>("Model")
       .constructor<double>()
       .function("weightBytes", &ModelBinding::weight_bytes)
+      .function("kvCacheBytes", &ModelBinding::kv_cache_bytes)
       .function("build", &ModelBinding::build)
       .function("nVocab", &ModelBinding::n_vocab)
       .function("threads", &ModelBinding::threads)

@@ -5,10 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { startTestServer } from '../js/helpers/serve.js';
-import { describeWithTestdata, RWKV_5V2_FP32, STORIES_GGUF } from '../js/helpers/testdata.js';
+import { describeWithTestdata, RWKV_5V2_FP32, STORIES_GGUF, testdataPath } from '../js/helpers/testdata.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const TIMEOUT = 60_000;
+const ARTIFACTS = path.resolve('tests/.tmp/artifacts'); // screenshots
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -106,6 +107,45 @@ describeWithChromium('in Chromium', () => {
     });
   }, TIMEOUT);
 
+  test.each([['plain', 'single-threaded'], ['isolated', 'pthreads']])('loadModel() on a %s page runs the %s build in a worker and generates llama.cpp\'s greedy text', async (kind, build) => {
+    const server = kind === 'plain' ? plain : isolated;
+    await page.goto(`${server.url}/tests/browser/fixtures/blank.html`);
+    const result = await page.evaluate(async (url) => {
+      const { loadModel } = await import('/web/src/index.js');
+      const lm = await loadModel(url, { contextLength: 128 });
+      let text = '';
+      for await (const piece of lm.generate([1, 403, 407, 261, 378], { temperature: 0, maxTokens: 32, ignoreEos: true })) text += piece.text;
+      const chat = await lm.chat([{ role: 'user', content: 'hi' }]).next().catch((e) => e.code);
+      const info = lm.info;
+      await lm.dispose();
+      return { text, build: info.build, chat };
+    }, `/testdata/${STORIES_GGUF}`);
+    const reference = JSON.parse(fs.readFileSync(testdataPath('llama/stories260K/reference/reference-outputs.json'), 'utf8'));
+    const { greedy_text: greedyText } = reference.find((r) => r.file === 'stories260K.gguf').result;
+    expect(result.build).toBe(build);
+    expect(result.chat).toBe('UNSUPPORTED');
+    expect(result.text).toBe(greedyText);
+  }, TIMEOUT);
+
+  test('the demo page loads stories260K with a progress bar and streams llama.cpp\'s greedy text', async () => {
+    await page.goto(`${isolated.url}/web/pages/demo.html`);
+    await page.waitForFunction(() => document.querySelector('#url').value !== '');
+    await page.click('#load');
+    await page.waitForFunction(() => document.querySelector('#status').textContent === 'Ready.', null, { timeout: TIMEOUT });
+    expect(await page.textContent('#model-info')).toContain('pthreads build');
+    await page.click('#settings summary');
+    await page.fill('#temperature', '0');
+    await page.fill('#max-tokens', '32');
+    await page.fill('#prompt', 'Once upon a time');
+    await page.click('#generate');
+    await page.waitForFunction(() => document.querySelector('#speed').textContent.includes('generated'), null, { timeout: TIMEOUT });
+    const reference = JSON.parse(fs.readFileSync(testdataPath('llama/stories260K/reference/reference-outputs.json'), 'utf8'));
+    const { greedy_text: greedyText } = reference.find((r) => r.file === 'stories260K.gguf').result;
+    expect(await page.textContent('#output')).toBe(`Once upon a time${greedyText}`);
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'demo.png'), fullPage: true });
+  }, TIMEOUT);
+
   test('a URL on a server without Range support is streamed instead', async () => {
     await page.goto(`${noRange.url}/tests/browser/fixtures/blank.html`);
     const report = await probe(page, { threads: 1, url: `/testdata/${RWKV_5V2_FP32}` });
@@ -113,8 +153,8 @@ describeWithChromium('in Chromium', () => {
   }, TIMEOUT);
 
   test('the index page inspects the default test model and shows its 48 tensors', async () => {
-    await page.goto(`${isolated.url}/`);
-    await expect(page.title()).resolves.toBe('wasmlm');
+    await page.goto(`${isolated.url}/web/pages/index.html`);
+    await expect(page.title()).resolves.toBe('wasmlm model viewer');
     await page.waitForFunction(() => document.querySelector('#url').value !== '');
     expect(await page.inputValue('#url')).toBe(`/testdata/${STORIES_GGUF}`);
     await page.click('#inspect');
@@ -141,5 +181,116 @@ describeWithChromium('in Chromium', () => {
     await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length > 0);
     expect(await page.locator('#tensors tbody tr').count()).toBe(270);
     expect(await page.locator('#architecture').innerText()).toMatch(/rwkv version\s+5\.2/);
+  }, TIMEOUT);
+
+  // Drops a File built in the page from fetched bytes (optionally cut short or patched) on the viewer.
+  async function dropOnViewer(url, { cut, patch } = {}) {
+    await page.evaluate(async ({ url, cut, patch }) => {
+      const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer()).slice(0, cut);
+      for (const [at, value] of Object.entries(patch ?? {})) bytes[at] = value;
+      const dataTransfer = new DataTransfer();
+      dataTransfer.items.add(new File([bytes], url.split('/').pop()));
+      document.querySelector('#drop-zone').dispatchEvent(new DragEvent('drop', { dataTransfer, bubbles: true, cancelable: true }));
+    }, { url, cut, patch });
+  }
+  const tensorColumn = (n) => page.$$eval('#tensors tbody tr:not([hidden])', (rows, n) => rows.map((r) => r.cells[n].textContent), n);
+  const number = (text) => Number(text.replace(/,/g, ''));
+
+  test('the index page viewer shows a dropped file\'s tensor table, sorts it by a clicked header and filters it', async () => {
+    await page.goto(`${isolated.url}/web/pages/index.html`);
+    await dropOnViewer(`/testdata/${STORIES_GGUF}`);
+    await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length > 0);
+    expect(await page.locator('#status').innerText()).toMatch(/stories260K\.gguf: GGUF v3, 48 tensors/);
+    expect(await page.locator('#tensors tbody tr').first().innerText()).toMatch(/^token_embd\.weight\s+F32\s+64 × 512\s+131,072\s+[\d,]+$/);
+    expect(await page.locator('#file-info').innerText()).toMatch(/tensors\s+48/);
+    expect(await page.locator('#type-chart').innerText()).toMatch(/F32\s+100\.0%\s+48\s+/);
+
+    await page.click('#tensors th button[data-key="nbytes"]');
+    const ascending = (await tensorColumn(3)).map(number);
+    expect(ascending).toHaveLength(48);
+    expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+    expect(await page.getAttribute('#tensors th:nth-child(4)', 'aria-sort')).toBe('ascending');
+    await page.click('#tensors th button[data-key="nbytes"]');
+    expect((await tensorColumn(0))[0]).toBe('token_embd.weight');
+    expect(await page.getAttribute('#tensors th:nth-child(4)', 'aria-sort')).toBe('descending');
+    await page.click('#tensors th button[data-key="offset"]');
+    const offsets = (await tensorColumn(4)).map(number);
+    expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+    await page.click('#tensors th button[data-key="name"]');
+    const names = await tensorColumn(0);
+    expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })));
+
+    await page.fill('#tensor-filter', 'blk.3.');
+    const filtered = await tensorColumn(0);
+    expect(filtered).toHaveLength(9);
+    expect(filtered.every((name) => name.startsWith('blk.3.'))).toBe(true);
+    expect(await page.locator('#tensor-count').innerText()).toBe('9 of 48 tensors');
+    await page.fill('#tensor-filter', 'norm f32');
+    expect(await tensorColumn(0)).toHaveLength(11);
+    await page.fill('#tensor-filter', '');
+    expect(await tensorColumn(0)).toHaveLength(48);
+  }, TIMEOUT);
+
+  test('the index page viewer searches the metadata by key and by value, with long arrays collapsed', async () => {
+    await page.goto(`${isolated.url}/web/pages/index.html`);
+    await dropOnViewer(`/testdata/${STORIES_GGUF}`);
+    await page.waitForFunction(() => document.querySelectorAll('#metadata tbody tr').length > 0);
+    const visibleKeys = () => page.$$eval('#metadata tbody tr:not([hidden]) th', (cells) => cells.map((c) => c.textContent));
+    const tokens = page.locator('#metadata tbody tr', { hasText: 'tokenizer.ggml.tokens' });
+    expect(await tokens.locator('summary').innerText()).toMatch(/^512 items: "<unk>", "<s>", "<\/s>", .*, …$/);
+    expect(await tokens.locator('li').count()).toBe(0); // listed only when opened
+    await tokens.locator('summary').click();
+    await tokens.locator('li').last().waitFor(); // the toggle event comes a task later
+    expect(await tokens.locator('li').count()).toBe(512);
+
+    await page.fill('#metadata-search', 'HEAD_COUNT');
+    expect(await visibleKeys()).toEqual(['llama.attention.head_count', 'llama.attention.head_count_kv']);
+    await page.fill('#metadata-search', '▁th'); // a token: matches inside the collapsed array
+    expect(await visibleKeys()).toEqual(['tokenizer.ggml.tokens']);
+    expect(await page.locator('#metadata-count').innerText()).toMatch(/^1 of \d+ keys$/);
+    await page.fill('#metadata-search', 'no such thing');
+    expect(await visibleKeys()).toEqual([]);
+
+    expect(await page.locator('#tokenizer').innerText()).toMatch(/model\s+llama\s+size\s+512[\s\S]*bos\s+1 "<s>"\s+eos\s+2 "<\/s>"/);
+    expect(await page.locator('#tokenizer ul.tokens li').count()).toBe(16);
+  }, TIMEOUT);
+
+  test('the index page viewer shows a histogram of a clicked tensor whose counts sum to its element count', async () => {
+    await page.setViewportSize({ width: 1100, height: 900 });
+    await page.goto(`${isolated.url}/web/pages/index.html`);
+    await dropOnViewer(`/testdata/${STORIES_GGUF}`);
+    await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length > 0);
+    await page.click('#tensors tbody tr:has-text("token_embd.weight")');
+    await page.waitForSelector('#histogram-chart rect');
+    const counts = await page.$$eval('#histogram-chart rect', (rects) => rects.map((r) => Number(r.dataset.count)));
+    expect(counts.length).toBeGreaterThan(10);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(64 * 512);
+    expect(await page.locator('#histogram-status').innerText()).toMatch(/^All 32,768 values/);
+    expect(await page.locator('#histogram-stats').innerText()).toMatch(/values\s+32,768\s+min\s+-1\.2\d+\s+max\s+1\.3\d+/);
+    expect(await page.locator('#tensors tbody tr.selected').innerText()).toMatch(/^token_embd\.weight/);
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'viewer.png'), fullPage: true });
+
+    await page.focus('#tensors tbody tr:has-text("blk.0.ffn_norm.weight")'); // the keyboard works too
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('#h-histogram').textContent.includes('blk.0.ffn_norm.weight')
+      && document.querySelector('#histogram-status').textContent.startsWith('All'));
+    const normCounts = await page.$$eval('#histogram-chart rect', (rects) => rects.map((r) => Number(r.dataset.count)));
+    expect(normCounts.reduce((a, b) => a + b, 0)).toBe(64);
+  }, TIMEOUT);
+
+  test('the index page viewer shows an error, not a blank page, for a corrupt or truncated file', async () => {
+    await page.goto(`${isolated.url}/web/pages/index.html`);
+    await dropOnViewer(`/testdata/${STORIES_GGUF}`, { cut: 40000, patch: { 20: 0xff } }); // metadata count 2^40
+    await page.waitForSelector('#status.error');
+    expect(await page.locator('#status').innerText()).toMatch(/^stories260K\.gguf: TOO_LARGE at byte 16: expected at most \d+ metadata entries/);
+    expect(await page.locator('#result').isHidden()).toBe(true);
+
+    await dropOnViewer(`/testdata/${STORIES_GGUF}`);
+    await page.waitForSelector('#result:not([hidden])');
+    await dropOnViewer(`/testdata/${STORIES_GGUF}`, { cut: 2000 });
+    await page.waitForSelector('#status.error');
+    expect(await page.locator('#status').innerText()).toMatch(/TRUNCATED at byte 61: array of 512 string elements does not fit/);
+    expect(await page.locator('#result').isHidden()).toBe(true);
   }, TIMEOUT);
 });

@@ -37,10 +37,10 @@ describe('dev server', () => {
     expect((await get(server, '/web/src/index.js')).headers['content-type']).toMatch(/^text\/javascript/);
   });
 
-  test('redirects / to the index page', async () => {
+  test('redirects / to the demo page', async () => {
     const res = await get(server, '/');
     expect(res.status).toBe(302);
-    expect(res.headers.location).toBe('/web/pages/index.html');
+    expect(res.headers.location).toBe('/web/pages/demo.html');
   });
 
   test('answers Range requests with 206, and 416 past the end', async () => {

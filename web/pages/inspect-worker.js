@@ -1,6 +1,9 @@
-// Runs inspect() off the main thread. Messages in: {id, source} (a URL
-// string or a File) and {cancel: id}; out: {id, result} or {id, error}.
+// The model viewer's worker: reads model files off the main thread.
+// Messages in: {id, source} (a URL string or a File) -> inspect() (the header
+// only); {id, source, tensor, littleEndian} -> a value histogram of that one
+// tensor; {cancel: id}. Out: {id, result} or {id, error}.
 import { inspect } from '../src/index.js';
+import { tensorHistogram } from './tensor-histogram.js';
 
 const running = new Map();
 
@@ -10,9 +13,12 @@ self.onmessage = async ({ data }) => {
     return;
   }
   const controller = new AbortController();
+  const { signal } = controller;
   running.set(data.id, controller);
   try {
-    const result = await inspect(data.source, { signal: controller.signal });
+    const result = data.tensor
+      ? await tensorHistogram(data.source, data.tensor, { littleEndian: data.littleEndian, signal })
+      : await inspect(data.source, { signal });
     self.postMessage({ id: data.id, result });
   } catch (error) {
     const { name, code = null, offset = null, message } = error;

@@ -320,7 +320,43 @@ export interface OpenModelOptions extends SourceOptions {
   contextLength?: number;
   /** KV cache type: 'f16' (default, as llama.cpp: half the memory) or 'f32'. */
   kvCache?: 'f16' | 'f32';
+  /** Called at most ~10 times a second while loading, and always at the end (phase 'ready', loaded === total). */
+  onProgress?: (event: LoadProgress) => void;
+  /** URLs: how many times a broken download is resumed with a Range request. Default 3. */
+  retries?: number;
+  /** URLs: milliseconds before the n-th resume (times n). Default 200. */
+  retryDelay?: number;
+  /**
+   * URLs: keep the downloaded file in the Cache API (keyed by URL, validated by
+   * size and ETag/Last-Modified) and read it from there next time. Ignored
+   * where there is no Cache API (Node). Default false.
+   */
+  cache?: boolean;
+  /**
+   * Once the header is parsed, fail with OUT_OF_MEMORY (error.bytesNeeded) if
+   * the weights + KV cache + 64 MiB cannot fit in the 4 GiB wasm heap. Default true.
+   */
+  memoryCheck?: boolean;
 }
+
+export interface LoadProgress {
+  /** Bytes of the file read so far. */
+  loaded: number;
+  /** The file's size; null while unknown (a stream without a length). */
+  total: number | null;
+  /** Average since the load started. */
+  bytesPerSecond: number;
+  /** download: bytes are streaming in; build: the model and KV cache are being set up; ready: done. */
+  phase: 'download' | 'build' | 'ready';
+  /** Where the bytes come from. */
+  source: 'network' | 'cache' | 'file' | 'memory' | 'stream';
+}
+
+/**
+ * Deletes model files cached by openModel({cache: true}): the one of `url`, or
+ * all. Resolves to true if something was deleted (false without a Cache API).
+ */
+export function clearCache(url?: string | URL): Promise<boolean>;
 
 /** A model's or tokenizer file's tokenizer (SentencePiece BPE or unigram, byte-level BPE), as llama.cpp tokenizes. */
 export declare class Tokenizer {
@@ -436,8 +472,11 @@ export interface SamplingOptions {
 
 /**
  * Streams a model file into wasm memory (one allocation per tensor) and
- * builds the model. Runs in the calling thread: use it from a Worker in
- * browsers. Rejects with a WasmLMError.
+ * builds the model. A URL is read as one streaming GET (resumed with Range
+ * requests if the connection drops), a Blob in slices, a Node path with file
+ * reads: the JS heap holds a few MB of the file at most. Runs in the calling
+ * thread: use it from a Worker in browsers. Rejects with a WasmLMError
+ * (ABORTED when `signal` aborts; the partly loaded model is freed).
  */
 export function openModel(input: InspectInput, options?: OpenModelOptions): Promise<ModelSession>;
 
@@ -447,3 +486,54 @@ export function summarizeModel(
 export function parameterCount(tensors: Pick<TensorInfo, 'shape'>[]): number | bigint;
 /** RWKV version from a GGUF architecture name ('rwkv6') or rwkv.cpp tensor names. */
 export function rwkvVersion(architecture: string, tensors: Pick<TensorInfo, 'name' | 'shape'>[]): string | null;
+
+export interface LoadModelOptions extends Omit<OpenModelOptions, 'threads' | 'fetch'> {
+  /**
+   * 'auto' (default): the pthreads build with up to 4 threads when the page is
+   * cross-origin isolated (and in Node), else the single-threaded build.
+   */
+  threads?: number | 'auto';
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | string;
+  content: string;
+}
+
+export interface LanguageModelInfo {
+  architecture: Record<string, unknown> | null;
+  tokenizer: Record<string, unknown> | null;
+  parameterCount: number;
+  bytesByType: Record<string, number>;
+  tensorCountByType: Record<string, number>;
+  fileSize: number | null;
+  /** tokenizer.chat_template, when the model has one (chat() needs it). */
+  chatTemplate: string | null;
+  contextLength: number;
+  kvCache: 'f16' | 'f32';
+  threads: number;
+  build: 'pthreads' | 'single-threaded';
+  memory: { weightBytes: number; kvCacheBytes: number; wasmHeapBytes: number };
+  nVocab: number;
+}
+
+/** A model running in its own Web Worker (worker_thread in Node). Every method crosses to the worker. */
+export declare class LanguageModel {
+  readonly info: LanguageModelInfo;
+  tokenize(text: string, options?: { addBos?: boolean; parseSpecial?: boolean }): Promise<number[]>;
+  detokenize(ids: ArrayLike<number>, options?: { renderSpecial?: boolean }): Promise<string>;
+  /** Streams text pieces; breaking out of the loop or aborting the signal stops the worker's generation. */
+  generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): AsyncIterableIterator<GeneratedPiece> & AsyncIterator<GeneratedPiece, Completion>;
+  complete(prompt: string | ArrayLike<number>, options?: GenerateOptions): Promise<Completion>;
+  /** The messages rendered with the model's chat template (@huggingface/jinja), then generate(). */
+  chat(messages: ChatMessage[], options?: GenerateOptions): AsyncIterableIterator<GeneratedPiece> & AsyncIterator<GeneratedPiece, Completion>;
+  reset(): Promise<void>;
+  /** Frees the model and ends the worker. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Loads a model into a new Web Worker (a worker_thread in Node): streaming,
+ * with progress and abort as openModel(). Rejects with a WasmLMError.
+ */
+export function loadModel(source: string | URL | Blob | ArrayBuffer | ArrayBufferView, options?: LoadModelOptions): Promise<LanguageModel>;

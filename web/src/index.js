@@ -1,6 +1,8 @@
 export { inspect } from './inspect.js';
 export { tensorStats } from './tensor-stats.js';
 export { openModel } from './model/open-model.js';
+export { clearCache } from './cache/model-cache.js';
+export { loadModel, LanguageModel } from './load-model.js';
 export { openTokenizer, Tokenizer } from './tokenizer.js';
 export { WasmLMError, ERROR_CODES } from './errors.js';
 export { loadWasmModule, releaseWasmModules, chooseVariant } from './wasm/load-module.js';

@@ -44,9 +44,11 @@ export async function benchOurs(openModel, input, { threads, prompt, nGen, conte
     }
     const t3 = performance.now();
     for (let i = 0; i < logits.length; i += 97) if (!Number.isFinite(logits[i])) finite = false;
+    const { memory, fileSize } = session.describe?.() ?? {};
     return {
       threads: session.threads, loadMs, promptMs: t2 - t1, decodeMs: t3 - t2,
       promptTokens: prompt.length, decodeSteps: nGen, tokens, finite,
+      memory: memory && { ...memory, fileSize }, // the wasm heap never shrinks: its size now is the peak
     };
   } finally {
     session.dispose();

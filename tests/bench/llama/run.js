@@ -324,6 +324,20 @@ function report(rows, opts) {
   }
   out.push('');
   out.push('Same tokens as native: leading greedy tokens equal to native llama.cpp\'s (information only: the weights are random, so close logits make greedy paths part early).');
+  out.push('');
+  out.push('Peak wasm heap of wasmlm (the heap never shrinks: its size after generation) against the target file + KV cache + 64 MB:');
+  out.push('');
+  out.push('| model | type | thr | engine | file MB | weights MB | KV cache MB | peak heap MB | target MB | |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|');
+  const mb = (x) => (x / 2 ** 20).toFixed(1);
+  for (const row of rows) {
+    for (const engine of ['ours-chromium', 'ours-node']) {
+      const m = row[engine]?.memory;
+      if (!m) continue;
+      const target = m.fileSize + m.kvCacheBytes + 64 * 2 ** 20;
+      out.push(`| ${row.size} | ${row.type} | ${row.threads} | ${engine} | ${mb(m.fileSize)} | ${mb(m.weightBytes)} | ${mb(m.kvCacheBytes)} | ${mb(m.wasmHeapBytes)} | ${mb(target)} | ${m.wasmHeapBytes <= target ? '✓' : '✗'} |`);
+    }
+  }
   return out.join('\n');
 }
 

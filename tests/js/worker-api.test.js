@@ -1,0 +1,94 @@
+// loadModel(): the model in a worker_thread answers like the engine run
+// directly (same greedy tokens and text), streams pieces, aborts between
+// tokens, stops when the consumer breaks, and sends typed errors back.
+import fs from 'node:fs';
+import { WasmLMError, loadModel, openModel, releaseWasmModules } from '../../web/src/index.js';
+import { renderChat } from '../../web/src/worker/chat-template.js';
+import { inspect } from '../../web/src/index.js';
+import { describeWithTestdata, STORIES_GGUF, testdataPath } from './helpers/testdata.js';
+
+describeWithTestdata('the worker API on stories260K', () => {
+  let lm;
+  beforeAll(async () => {
+    lm = await loadModel(testdataPath(STORIES_GGUF), { contextLength: 256, threads: 1 });
+  }, 30000);
+  afterAll(async () => {
+    await lm?.dispose();
+    releaseWasmModules();
+  });
+
+  test('info says what loaded', () => {
+    expect(lm.info).toMatchObject({ contextLength: 256, threads: 1, build: 'single-threaded', nVocab: 512, chatTemplate: null });
+    expect(lm.info.architecture.name).toBe('llama');
+    expect(lm.info.memory.weightBytes).toBeGreaterThan(1e6);
+  });
+
+  test('generation through the worker matches the engine run directly', async () => {
+    const direct = await openModel(testdataPath(STORIES_GGUF), { contextLength: 256 });
+    try {
+      for (const options of [{ temperature: 0, maxTokens: 40 }, { temperature: 0.9, seed: 7, maxTokens: 40, stop: ['.'] }]) {
+        const want = await direct.complete('Once upon a time', options);
+        const pieces = [];
+        const it = lm.generate('Once upon a time', options);
+        let r;
+        while (!(r = await it.next()).done) pieces.push(r.value.text);
+        expect(r.value.tokens).toEqual(want.tokens);
+        expect(r.value.text).toBe(want.text);
+        expect(pieces.join('')).toBe(want.text);
+        expect(r.value.finishReason).toBe(want.finishReason);
+      }
+    } finally {
+      direct.dispose();
+    }
+  });
+
+  test('tokenize and detokenize round-trip', async () => {
+    const ids = await lm.tokenize('Once upon a time');
+    expect(ids).toEqual([1, 403, 407, 261, 378]);
+    expect(await lm.detokenize(ids)).toBe('Once upon a time');
+  });
+
+  test('an abort signal ends a generation with ABORTED; the worker goes on', async () => {
+    const controller = new AbortController();
+    const it = lm.generate('Once upon a time', { temperature: 0, maxTokens: 200, ignoreEos: true, signal: controller.signal });
+    await it.next();
+    controller.abort();
+    await expect((async () => { for (;;) if ((await it.next()).done) return; })()).rejects.toMatchObject({ code: 'ABORTED' });
+    expect((await lm.complete('Once upon a time', { temperature: 0, maxTokens: 3 })).tokens).toHaveLength(3);
+  });
+
+  test('breaking out of for await stops the generation', async () => {
+    let n = 0;
+    for await (const piece of lm.generate('Once upon a time', { temperature: 0, maxTokens: 200, ignoreEos: true })) {
+      expect(typeof piece.text).toBe('string');
+      if (++n === 3) break;
+    }
+    expect((await lm.complete('Once upon a time', { temperature: 0, maxTokens: 2 })).tokens).toHaveLength(2);
+  });
+
+  test('chat without a chat template is a typed error', async () => {
+    const it = lm.chat([{ role: 'user', content: 'hi' }]);
+    await expect(it.next()).rejects.toMatchObject({ name: 'WasmLMError', code: 'UNSUPPORTED' });
+  });
+});
+
+describeWithTestdata('loadModel errors', () => {
+  test('a truncated file is a typed error with the offset, across the worker boundary', async () => {
+    const bytes = fs.readFileSync(testdataPath(STORIES_GGUF)).subarray(0, 5000);
+    const error = await loadModel(bytes, { threads: 1 }).catch((e) => e);
+    expect(error).toBeInstanceOf(WasmLMError);
+    expect(error.code).toBe('TRUNCATED');
+    expect(error.offset).toEqual(expect.any(Number));
+  });
+});
+
+describeWithTestdata('chat templates', () => {
+  test('Phi-3\'s template (from its GGUF vocabulary) renders the Phi-3 chat format', async () => {
+    const { metadata } = await inspect(testdataPath('tokenizers/llamacpp-vocab/ggml-vocab-phi-3.gguf'));
+    const text = await renderChat(metadata['tokenizer.chat_template'], [
+      { role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' },
+    ], { bosToken: '<s>', eosToken: '<|endoftext|>' });
+    expect(text).toContain('<|user|>\nHello<|end|>\n');
+    expect(text.endsWith('<|assistant|>\n')).toBe(true);
+  });
+});

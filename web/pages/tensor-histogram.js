@@ -1,0 +1,101 @@
+// A value histogram of one tensor, for the model viewer's worker. Reads only
+// that tensor's bytes: tensorStats() gives the exact count, min, max and
+// moments; a second pass over the same bytes puts each value in a bin.
+// Plain types are decoded here; quantized blocks are dequantized in wasm by
+// the TensorStats binding, one block at a time (its `first32` holds the
+// block's values). Blocks of more than 32 values (K-quants, most IQ types)
+// only give their first 32: the histogram is then a sample, and says so.
+import { WasmLMError, throwIfAborted } from '../src/errors.js';
+import { tensorStats } from '../src/tensor-stats.js';
+import { openByteSource } from '../src/sources/byte-source.js';
+import { loadWasmModule } from '../src/wasm/load-module.js';
+import { pushBytes } from '../src/wasm/push-bytes.js';
+
+const CHUNK = 4 * 1024 * 1024;
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exponent = (h >> 10) & 31;
+  const fraction = h & 1023;
+  if (exponent === 0) return sign * fraction * 2 ** -24;
+  if (exponent === 31) return fraction ? NaN : sign * Infinity;
+  return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
+}
+
+// Element readers for the unquantized types: (DataView, byte offset, little-endian) -> number.
+const PLAIN = {
+  F32: (v, at, le) => v.getFloat32(at, le),
+  F64: (v, at, le) => v.getFloat64(at, le),
+  F16: (v, at, le) => halfToFloat(v.getUint16(at, le)),
+  BF16: (v, at, le) => ((u32[0] = v.getUint16(at, le) << 16), f32[0]),
+  I8: (v, at) => v.getInt8(at),
+  I16: (v, at, le) => v.getInt16(at, le),
+  I32: (v, at, le) => v.getInt32(at, le),
+  I64: (v, at, le) => Number(v.getBigInt64(at, le)),
+};
+
+/** Calls `visit(value)` for each value of the tensor (or each sampled one); returns how many. */
+async function forEachValue(wasm, source, tensor, info, littleEndian, signal, visit) {
+  const step = Math.max(1, Math.floor(CHUNK / info.typeSize)) * info.typeSize;
+  const read = PLAIN[info.name];
+  let visited = 0;
+  for (let at = 0; at < tensor.nbytes; at += step) {
+    throwIfAborted(signal);
+    const bytes = await source.read(tensor.offset + at, Math.min(step, tensor.nbytes - at));
+    if (bytes.length < Math.min(step, tensor.nbytes - at))
+      throw new WasmLMError('TRUNCATED', `the file ends inside tensor '${tensor.name}'`, { offset: tensor.offset + at + bytes.length });
+    if (read) {
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+      for (let i = 0; i < bytes.length; i += info.typeSize) visit(read(view, i, littleEndian));
+      visited += bytes.length / info.typeSize;
+      continue;
+    }
+    for (let i = 0; i < bytes.length; i += info.typeSize) {
+      const block = new wasm.TensorStats(info.id, info.blockSize);
+      try {
+        pushBytes(wasm, block, bytes.subarray(i, i + info.typeSize));
+        for (const value of block.result().first32) visit(value);
+        visited += Math.min(32, info.blockSize);
+      } finally {
+        block.delete();
+      }
+    }
+  }
+  return visited;
+}
+
+/**
+ * @param {unknown} input a File/Blob or URL (with Range support)
+ * @param {{name: string, typeId: number, offset: number, nbytes: number}} tensor from inspect()
+ * @param {{bins?: number, littleEndian?: boolean, signal?: AbortSignal}} [options]
+ * @returns {Promise<{name, type, shape, n, sum, sumsq, min, max, lo, hi, counts: number[], nonFinite: number, counted: number, sampled: boolean}>}
+ */
+export async function tensorHistogram(input, tensor, { bins = 64, littleEndian = true, signal } = {}) {
+  const stats = await tensorStats(input, tensor.name, { signal });
+  const wasm = await loadWasmModule();
+  const info = wasm.typeTable().find((t) => t.id === tensor.typeId);
+  if (!info) throw new WasmLMError('UNSUPPORTED', `no histogram for tensor type ${tensor.type}`);
+  const source = await openByteSource(input, { signal });
+  try {
+    let lo = stats.min;
+    let hi = stats.max;
+    if (!Number.isFinite(lo) || !Number.isFinite(hi)) { // infinities: bin the finite values only
+      [lo, hi] = [Infinity, -Infinity];
+      await forEachValue(wasm, source, tensor, info, littleEndian, signal, (v) => {
+        if (Number.isFinite(v)) [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
+      });
+    }
+    const counts = new Array(bins).fill(0);
+    const scale = hi > lo ? bins / (hi - lo) : 0;
+    let nonFinite = 0;
+    const counted = await forEachValue(wasm, source, tensor, info, littleEndian, signal, (v) => {
+      if (Number.isFinite(v)) counts[Math.min(bins - 1, Math.floor((v - lo) * scale))]++;
+      else nonFinite++;
+    });
+    return { ...stats, lo, hi, counts, nonFinite, counted, sampled: counted < stats.n };
+  } finally {
+    await source.close?.();
+  }
+}

@@ -1,0 +1,192 @@
+// loadModel(): a model running in its own Web Worker (a worker_thread in
+// Node), so the page never blocks. Requests cross as messages; generated
+// text comes back piece by piece through async iterators.
+import { WasmLMError, abortedError, throwIfAborted } from './errors.js';
+
+const isNode = typeof process === 'object' && process.versions?.node != null && typeof window === 'undefined'
+  && typeof self === 'undefined';
+
+/**
+ * @param {string|URL|Blob|ArrayBuffer|ArrayBufferView} source
+ * @param {{threads?: number|'auto', contextLength?: number, kvCache?: 'f16'|'f32', onProgress?: Function, signal?: AbortSignal}} [options]
+ */
+export async function loadModel(source, { threads = 'auto', contextLength = 2048, kvCache = 'f16', onProgress, signal, ...rest } = {}) {
+  throwIfAborted(signal);
+  const port = await startWorker();
+  const lm = new LanguageModel(port);
+  const transfer = [];
+  let payload = source instanceof URL ? source.href : source;
+  if (ArrayBuffer.isView(payload)) { // a copy the worker owns (Buffer#slice would not copy)
+    payload = new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength).slice().buffer;
+  }
+  if (payload instanceof ArrayBuffer) transfer.push(payload);
+  try {
+    lm.info = await lm._request('load', {
+      source: payload,
+      options: { ...rest, threads: resolveThreads(threads), contextLength, kvCache },
+    }, { signal, onProgress, transfer });
+  } catch (error) {
+    await port.terminate();
+    throw error;
+  }
+  return lm;
+}
+
+export class LanguageModel {
+  #port;
+  #nextId = 1;
+  #pending = new Map(); // id -> {resolve, reject, onPiece, onProgress}
+
+  /** What loaded: architecture, tokenizer, sizes, chat template, threads, build, memory. */
+  info = null;
+
+  constructor(port) {
+    this.#port = port;
+    port.onMessage((message) => this.#receive(message));
+    port.onError((error) => {
+      for (const p of this.#pending.values()) p.reject(new WasmLMError('INTERNAL', `the model worker failed: ${error.message ?? error}`));
+      this.#pending.clear();
+    });
+  }
+
+  /** Text -> token ids with the model's vocabulary. */
+  tokenize(text, { addBos, parseSpecial = false } = {}) {
+    return this._request('tokenize', { text, addBos, parseSpecial });
+  }
+
+  /** Token ids -> text. */
+  detokenize(ids, { renderSpecial = false } = {}) {
+    return this._request('detokenize', { ids: Array.from(ids), renderSpecial });
+  }
+
+  /** Streams {text, tokens} pieces; the iterator's return value is the Completion. */
+  generate(prompt, options = {}) {
+    return this.#stream('generate', { prompt: typeof prompt === 'string' ? prompt : Array.from(prompt) }, options);
+  }
+
+  /** generate() to the end: {text, tokens, promptTokens, finishReason, timings}. */
+  async complete(prompt, options = {}) {
+    return drain(this.generate(prompt, options));
+  }
+
+  /** Streams a reply to chat messages rendered with the model's chat template. */
+  chat(messages, options = {}) {
+    return this.#stream('chat', { messages }, options);
+  }
+
+  /** Clears the context. */
+  reset() {
+    return this._request('reset', {});
+  }
+
+  /** Frees the model and ends the worker. */
+  async dispose() {
+    try {
+      await this._request('dispose', {});
+    } finally {
+      await this.#port.terminate();
+    }
+  }
+
+  /** @internal */
+  _request(op, args, { signal, onProgress, onPiece, transfer } = {}) {
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const abort = () => this.#port.post({ id: this.#nextId++, op: 'abort', args: { target: id } });
+      if (signal) {
+        if (signal.aborted) return reject(abortedError(signal));
+        signal.addEventListener('abort', abort, { once: true });
+      }
+      const done = () => signal?.removeEventListener('abort', abort);
+      this.#pending.set(id, {
+        onProgress, onPiece,
+        resolve: (value) => { done(); resolve(value); },
+        reject: (error) => { done(); reject(error); },
+      });
+      this.#port.post({ id, op, args }, transfer);
+    });
+  }
+
+  // Pieces arrive as messages; the iterator hands them out in order.
+  #stream(op, args, { signal, ...options }) {
+    const queue = [];
+    let wake = null;
+    let finished = false;
+    let result;
+    let failure;
+    const notify = () => { wake?.(); wake = null; };
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this._request(op, { ...args, options }, {
+      signal: controller.signal,
+      onPiece: (piece) => { queue.push(piece); notify(); },
+    }).then((value) => { result = value; }, (error) => { failure = error; })
+      .finally(() => { finished = true; signal?.removeEventListener('abort', onAbort); notify(); });
+    return {
+      [Symbol.asyncIterator]() { return this; },
+      async next() {
+        for (;;) {
+          if (queue.length) return { value: queue.shift(), done: false };
+          if (finished) {
+            if (failure) throw failure;
+            return { value: result, done: true };
+          }
+          await new Promise((resolve) => { wake = resolve; });
+        }
+      },
+      async return(value) { // the consumer stopped early (break): stop the worker's loop too
+        if (!finished) controller.abort();
+        return { value, done: true };
+      },
+    };
+  }
+
+  #receive({ id, type, progress, piece, result, error }) {
+    const p = this.#pending.get(id);
+    if (!p) return;
+    if (type === 'progress') p.onProgress?.(progress);
+    else if (type === 'piece') p.onPiece?.(piece);
+    else {
+      this.#pending.delete(id);
+      if (type === 'result') p.resolve(result);
+      else p.reject(new WasmLMError(error.code, error.message, { offset: error.offset }));
+    }
+  }
+}
+
+async function drain(iterator) {
+  for (;;) {
+    const { value, done } = await iterator.next();
+    if (done) return value;
+  }
+}
+
+function resolveThreads(threads) {
+  if (threads !== 'auto') return Math.max(1, Math.floor(threads));
+  if (isNode) return Math.min(4, globalThis.navigator?.hardwareConcurrency ?? 2);
+  if (!globalThis.crossOriginIsolated) return 1; // no SharedArrayBuffer: the single-threaded build
+  return Math.min(4, navigator.hardwareConcurrency ?? 1);
+}
+
+// The same small port over a browser Worker and a Node worker_thread.
+async function startWorker() {
+  const url = new URL('./worker/model-worker.js', import.meta.url);
+  if (isNode) {
+    const { Worker } = await import('node:worker_threads');
+    const worker = new Worker(url);
+    return {
+      post: (message, transfer) => worker.postMessage(message, transfer),
+      onMessage: (f) => worker.on('message', f),
+      onError: (f) => worker.on('error', f),
+      terminate: () => worker.terminate(),
+    };
+  }
+  const worker = new Worker(url, { type: 'module' });
+  return {
+    post: (message, transfer) => worker.postMessage(message, transfer ?? []),
+    onMessage: (f) => { worker.onmessage = (event) => f(event.data); },
+    onError: (f) => { worker.onerror = (event) => f(event.error ?? new Error(event.message)); },
+    terminate: async () => worker.terminate(),
+  };
+}

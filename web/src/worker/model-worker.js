@@ -1,0 +1,121 @@
+// The worker side of loadModel(): owns one model session and answers
+// requests {id, op, args} with {id, type: 'progress' | 'piece' | 'result' |
+// 'error'}. Runs as a browser module Worker or a Node worker_thread.
+import { WasmLMError } from '../errors.js';
+import { openModel } from '../model/open-model.js';
+import { generate } from '../model/generate.js';
+import { renderChat } from './chat-template.js';
+
+const isNode = typeof process === 'object' && process.versions?.node != null && typeof self === 'undefined';
+const port = isNode ? (await import('node:worker_threads')).parentPort : self;
+const post = (message) => port.postMessage(message);
+
+let session = null;
+let info = null;
+const running = new Map(); // request id -> AbortController
+
+const ops = {
+  async load({ source, options }, { id, signal }) {
+    if (session) throw new WasmLMError('INTERNAL', 'a model is already loaded in this worker');
+    session = await openModel(source, {
+      ...options,
+      signal,
+      onProgress: (progress) => post({ id, type: 'progress', progress }),
+    });
+    info = describeSession(session, options);
+    return info;
+  },
+  tokenize({ text, addBos, parseSpecial }) {
+    return Array.from(requireSession().tokenizer.encode(text, { addBos, parseSpecial }));
+  },
+  detokenize({ ids, renderSpecial }) {
+    return requireSession().tokenizer.decode(ids, { renderSpecial });
+  },
+  generate({ prompt, options }, request) {
+    return stream(generate(requireSession(), prompt, { ...options, signal: request.signal }), request);
+  },
+  async chat({ messages, options }, request) {
+    const s = requireSession();
+    const template = info.chatTemplate;
+    if (!template) throw new WasmLMError('UNSUPPORTED', 'the model has no chat template (tokenizer.chat_template)');
+    const tok = s.tokenizer;
+    const bosToken = tok.bos >= 0 ? tok.decode([tok.bos], { renderSpecial: true }) : '';
+    const eosToken = tok.eos >= 0 ? tok.decode([tok.eos], { renderSpecial: true }) : '';
+    const prompt = await renderChat(template, messages, { bosToken, eosToken });
+    // The template writes BOS itself when the model wants one.
+    const addBos = bosToken !== '' && !prompt.startsWith(bosToken) ? undefined : false;
+    return stream(generate(s, prompt, { ...options, addBos, parseSpecial: true, signal: request.signal }), request);
+  },
+  reset() {
+    requireSession().reset();
+    return null;
+  },
+  dispose() {
+    session?.dispose();
+    session = null;
+    return null;
+  },
+};
+
+async function stream(iterator, { id }) {
+  for (;;) {
+    const { value, done } = await iterator.next();
+    if (done) return value;
+    post({ id, type: 'piece', piece: value });
+  }
+}
+
+function requireSession() {
+  if (!session) throw new WasmLMError('INTERNAL', 'no model is loaded');
+  return session;
+}
+
+function describeSession(s, options) {
+  const summary = s.describe();
+  const chatTemplate = summary.metadata['tokenizer.chat_template'];
+  return {
+    architecture: summary.architecture,
+    tokenizer: summary.tokenizer,
+    parameterCount: summary.parameterCount,
+    bytesByType: summary.bytesByType,
+    tensorCountByType: summary.tensorCountByType,
+    fileSize: summary.fileSize,
+    chatTemplate: typeof chatTemplate === 'string' ? chatTemplate : null,
+    contextLength: s.contextLength,
+    kvCache: options.kvCache ?? 'f16',
+    threads: s.threads,
+    build: s.threads > 1 ? 'pthreads' : 'single-threaded',
+    memory: summary.memory,
+    nVocab: s.nVocab,
+  };
+}
+
+// One request at a time per kind would be simpler, but abort must get
+// through while a generation runs: requests are handled as they come, and
+// the generation loop yields between tokens.
+async function handle(message) {
+  const { id, op, args } = message;
+  if (op === 'abort') {
+    running.get(args.target)?.abort();
+    return;
+  }
+  const controller = new AbortController();
+  running.set(id, controller);
+  try {
+    if (!ops[op]) throw new WasmLMError('INTERNAL', `unknown request ${op}`);
+    const result = await ops[op](args ?? {}, { id, signal: controller.signal });
+    post({ id, type: 'result', result });
+  } catch (error) {
+    post({ id, type: 'error', error: serializeError(error) });
+  } finally {
+    running.delete(id);
+  }
+}
+
+function serializeError(error) {
+  if (error instanceof WasmLMError) return { code: error.code, message: error.message, offset: error.offset };
+  return { code: 'INTERNAL', message: String(error?.message ?? error), offset: null };
+}
+
+if (isNode) port.on('message', handle);
+else port.onmessage = (event) => handle(event.data);

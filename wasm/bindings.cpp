@@ -452,6 +452,31 @@ class ModelBinding : public ParserFeed {
     return out;
   }
   std::string flush_text() { return text_ ? text_->flush() : std::string(); }
+
+  // Forgets positions from n on (prefix reuse).
+  void truncate(uint32_t n) {
+    if (context_) context_->truncate(n);
+  }
+  // The context as bytes (Uint8Array), or an error object.
+  val save_state() const {
+    val out = val::null();
+    val err = guarded([&] {
+      if (!context_) fail(ErrorCode::Internal, kNoOffset, "saveState before build");
+      const std::vector<uint8_t> bytes = context_->save_state();
+      out = typed_copy("Uint8Array", bytes.data(), bytes.size(), 1);
+    });
+    return err.isNull() ? out : err;
+  }
+  // Restores a state pushed through the staging buffer (n bytes).
+  val load_state(size_t n) {
+    return guarded([&] {
+      if (!context_) fail(ErrorCode::Internal, kNoOffset, "loadState before build");
+      if (n > staging_.size()) fail(ErrorCode::Internal, kNoOffset, "loadState larger than the staging buffer");
+      context_->load_state(staging_.data(), n);
+      std::vector<uint8_t>().swap(staging_);
+      logits_ = context_->logits();
+    });
+  }
   val logits() const {
     if (!logits_) return val::null();
     return typed_copy("Float32Array", logits_, model_->hparams().n_vocab * 4, 4);
@@ -583,6 +608,9 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("beginText", &ModelBinding::begin_text)
       .function("pushText", &ModelBinding::push_text)
       .function("flushText", &ModelBinding::flush_text)
+      .function("truncate", &ModelBinding::truncate)
+      .function("saveState", &ModelBinding::save_state)
+      .function("loadState", &ModelBinding::load_state)
       .function("logits", &ModelBinding::logits)
       .function("sample", &ModelBinding::sample)
       .function("accept", &ModelBinding::accept)

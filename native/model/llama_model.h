@@ -3,6 +3,7 @@
 // KV cache.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -66,10 +67,21 @@ class LlamaContext {
   const float* eval(const int32_t* tokens, int n_tokens);
   static constexpr int kMaxBatch = 32;
   uint32_t n_past() const { return n_past_; }
+  const float* logits() const { return logits_.data(); }  // after the last evaluated token
   uint64_t kv_cache_bytes() const {
     return (k_cache_.size() + v_cache_.size()) * sizeof(float) + (k_cache16_.size() + v_cache16_.size()) * sizeof(uint16_t);
   }
   void reset() { n_past_ = 0; }
+  // Forgets every position from n on (n_past() becomes min(n_past(), n));
+  // a prompt sharing the first n tokens goes on from there.
+  void truncate(uint32_t n) { n_past_ = std::min(n_past_, n); }
+
+  // The sequence so far (KV cache of n_past() positions, the last logits) as
+  // bytes, and back into a context of the same model and cache type with
+  // room for them (llama_state_save.cpp). load_state throws BadFormat /
+  // TooLarge with the offset of what does not fit.
+  std::vector<uint8_t> save_state() const;
+  void load_state(const uint8_t* data, size_t size);
 
  private:
   void forward(const int32_t* tokens, int n_tokens, uint32_t pos0);

@@ -65,6 +65,34 @@ describeWithTestdata('generating text from stories260K', () => {
     expect((await model.complete(PROMPT, { temperature: 0, maxTokens: 3 })).tokens).toEqual(greedy.slice(0, 3));
   });
 
+  test('a prompt that extends the context reuses it and gives the fresh sequence\'s tokens', async () => {
+    const first = await model.complete(PROMPT, { temperature: 0, maxTokens: 8, ignoreEos: true });
+    const longer = [...PROMPT, ...first.tokens.slice(0, 7)]; // the context holds PROMPT + 7 evaluated tokens
+    const reused = await model.complete(longer, { temperature: 0, maxTokens: 6, ignoreEos: true });
+    expect(reused.cachedPromptTokens).toBe(longer.length - 1);
+    model.reset();
+    const fresh = await model.complete(longer, { temperature: 0, maxTokens: 6, ignoreEos: true });
+    expect(fresh.cachedPromptTokens).toBe(0);
+    expect(reused.tokens).toEqual(fresh.tokens);
+    expect(fresh.tokens).toEqual(greedy.slice(7, 13));
+  });
+
+  test('saveState/loadState restore the context: generation goes on as from the original', async () => {
+    model.reset();
+    model.eval(PROMPT);
+    const state = model.saveState();
+    expect(state.tokens).toEqual(PROMPT);
+    const want = await model.complete(PROMPT, { temperature: 0, maxTokens: 5, ignoreEos: true });
+    model.reset();
+    model.loadState(state);
+    expect(model.tokens).toEqual(PROMPT);
+    const got = await model.complete(PROMPT, { temperature: 0, maxTokens: 5, ignoreEos: true });
+    expect(got.cachedPromptTokens).toBe(PROMPT.length - 1);
+    expect(got.tokens).toEqual(want.tokens);
+    const truncated = { ...state, kv: state.kv.subarray(0, state.kv.length - 1) };
+    expect(() => model.loadState(truncated)).toThrow(expect.objectContaining({ code: 'TRUNCATED' }));
+  });
+
   test('wasmlm run --stop cuts the text and says why it finished', async () => {
     const full = model.tokenizer.decode(greedy);
     const { stdout } = await run('node', ['web/bin/wasmlm.js', 'run', testdataPath(STORIES_GGUF), '--prompt', 'Once upon a time',

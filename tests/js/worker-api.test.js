@@ -66,6 +66,18 @@ describeWithTestdata('the worker API on stories260K', () => {
     expect((await lm.complete('Once upon a time', { temperature: 0, maxTokens: 2 })).tokens).toHaveLength(2);
   });
 
+  test('saveState/loadState cross the worker boundary', async () => {
+    const first = await lm.complete([1, 403, 407, 261, 378], { temperature: 0, maxTokens: 4 });
+    const state = await lm.saveState();
+    expect(state.tokens.slice(0, 5)).toEqual([1, 403, 407, 261, 378]);
+    await lm.reset();
+    await lm.loadState(state);
+    const again = await lm.complete([1, 403, 407, 261, 378], { temperature: 0, maxTokens: 4 });
+    expect(again.cachedPromptTokens).toBe(4);
+    expect(again.tokens).toEqual(first.tokens);
+    await expect(lm.loadState({ format: 'nope' })).rejects.toMatchObject({ code: 'BAD_FORMAT' });
+  });
+
   test('chat without a chat template is a typed error', async () => {
     const it = lm.chat([{ role: 'user', content: 'hi' }]);
     await expect(it.next()).rejects.toMatchObject({ name: 'WasmLMError', code: 'UNSUPPORTED' });

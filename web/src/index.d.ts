@@ -415,7 +415,8 @@ export interface ModelSession {
   /** The context length the session was built with. */
   readonly contextLength: number;
   /**
-   * Streams generated text from an empty context: yields pieces whose text is
+   * Streams generated text; the prompt's prefix already in the context (an
+   * earlier turn, a loaded state) is reused, not evaluated again. Yields pieces whose text is
    * always whole UTF-8 (stop strings and end-of-generation tokens are never
    * shown), returns the whole result. Rejects with a WasmLMError (ABORTED on
    * abort).
@@ -423,7 +424,20 @@ export interface ModelSession {
   generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): AsyncGenerator<GeneratedPiece, Completion, void>;
   /** generate() run to the end. */
   complete(prompt: string | ArrayLike<number>, options?: GenerateOptions): Promise<Completion>;
+  /** The token ids in the context. */
+  readonly tokens: number[];
+  /** The context (KV cache, last logits, ids), to restore with loadState(). */
+  saveState(): ModelState;
+  /** Restores a saveState() of the same model and KV cache type. Throws WasmLMError. */
+  loadState(state: ModelState): void;
   dispose(): void;
+}
+
+/** A saved context: structured-cloneable (postMessage, IndexedDB). */
+export interface ModelState {
+  format: 'wasmlm-state-1';
+  tokens: number[];
+  kv: Uint8Array;
 }
 
 export interface GenerateOptions extends SamplingOptions {
@@ -450,6 +464,8 @@ export interface Completion {
   text: string;
   tokens: number[];
   promptTokens: number;
+  /** Prompt tokens that were already in the context and not evaluated again. */
+  cachedPromptTokens: number;
   /** eos: an end-of-generation token; stop: a stop string; length: maxTokens or a full context; null: aborted. */
   finishReason: 'eos' | 'stop' | 'length' | null;
   timings: { promptMs: number; decodeMs: number; promptTokensPerSecond: number; decodeTokensPerSecond: number | null };
@@ -528,6 +544,9 @@ export declare class LanguageModel {
   /** The messages rendered with the model's chat template (@huggingface/jinja), then generate(). */
   chat(messages: ChatMessage[], options?: GenerateOptions): AsyncIterableIterator<GeneratedPiece> & AsyncIterator<GeneratedPiece, Completion>;
   reset(): Promise<void>;
+  /** The context (KV cache, last logits, ids): generate() then reuses it as a prompt prefix. */
+  saveState(): Promise<ModelState>;
+  loadState(state: ModelState): Promise<void>;
   /** Frees the model and ends the worker. */
   dispose(): Promise<void>;
 }

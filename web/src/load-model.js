@@ -79,6 +79,16 @@ export class LanguageModel {
     return this._request('reset', {});
   }
 
+  /** The context (KV cache, last logits, ids); generate() reuses it as a prompt prefix. */
+  saveState() {
+    return this._request('saveState', {});
+  }
+
+  /** Restores a saveState() of the same model. */
+  loadState(state) {
+    return this._request('loadState', { state });
+  }
+
   /** Frees the model and ends the worker. */
   async dispose() {
     try {

@@ -1,4 +1,5 @@
-// The generation loop over a model session: prompt -> one batched eval ->
+// The generation loop over a model session: prompt (minus the prefix already
+// in the context) -> one batched eval ->
 // sample -> text pieces as they become safe to show, until the end-of-
 // generation token, a stop string, maxTokens or a full context.
 import { throwIfAborted } from '../errors.js';
@@ -21,7 +22,9 @@ export async function* generate(session, prompt, options = {}) {
   if (promptIds.length === 0) throw new TypeError('the prompt is empty');
   throwIfAborted(signal);
 
-  session.reset();
+  // The context keeps what the prompt shares with it (a chat's earlier turns).
+  session.resetSampler();
+  const toEval = session.rewindTo(promptIds);
   // A model file without a vocabulary can still run on ids: no text then,
   // and only maxTokens ends the generation.
   let textless = false;
@@ -32,7 +35,7 @@ export async function* generate(session, prompt, options = {}) {
     textless = true;
   }
   const t0 = performance.now();
-  session.eval(promptIds);
+  session.eval(toEval);
   const t1 = performance.now();
 
   const tokens = [];
@@ -70,10 +73,10 @@ export async function* generate(session, prompt, options = {}) {
   const t2 = performance.now();
   const decoded = tokens.length - 1; // the first token comes from the prompt's logits
   return {
-    text, tokens, promptTokens: promptIds.length, finishReason,
+    text, tokens, promptTokens: promptIds.length, cachedPromptTokens: promptIds.length - toEval.length, finishReason,
     timings: {
       promptMs: t1 - t0, decodeMs: t2 - t1,
-      promptTokensPerSecond: promptIds.length / ((t1 - t0) / 1000),
+      promptTokensPerSecond: toEval.length / ((t1 - t0) / 1000),
       decodeTokensPerSecond: decoded > 0 ? decoded / ((t2 - t1) / 1000) : null,
     },
   };

@@ -7,6 +7,7 @@ import { loadWasmModule } from '../wasm/load-module.js';
 import { openModelBytes } from './model-bytes.js';
 import { ProgressReporter, streamIntoModel } from './stream-load.js';
 import { Tokenizer } from '../tokenizer.js';
+import { pushBytes } from '../wasm/push-bytes.js';
 import { complete, generate } from './generate.js';
 import { summarizeModel } from '../model-summary.js';
 import { decodeMetadata } from '../parse/metadata-values.js';
@@ -49,6 +50,7 @@ class ModelSession {
   #model;
   #tokenizer = null;
   #contextLength;
+  #tokens = []; // the ids in the context
 
   constructor(wasm, model, contextLength) {
     this.#wasm = wasm;
@@ -75,7 +77,42 @@ class ModelSession {
     const ptr = this.#model.tokenBuffer(ids.length) >>> 2;
     this.#wasm.HEAP32.set(Int32Array.from(ids), ptr);
     throwIfBindingError(this.#model.eval(ids.length));
+    for (const id of ids) this.#tokens.push(Number(id));
     return this.#model.logits();
+  }
+
+  /** The token ids in the context, in order. */
+  get tokens() {
+    return this.#tokens.slice();
+  }
+
+  /**
+   * Keeps the longest prefix of the context that `ids` starts with (at most
+   * ids.length - 1 tokens, so the last one is evaluated again for its
+   * logits) and returns the ids still to evaluate.
+   */
+  rewindTo(ids) {
+    let keep = 0;
+    const max = Math.min(this.#tokens.length, ids.length - 1);
+    while (keep < max && this.#tokens[keep] === ids[keep]) ++keep;
+    this.#model.truncate(keep);
+    this.#tokens.length = keep;
+    return ids.slice(keep);
+  }
+
+  /** The context (KV cache, last logits, token ids) to restore later with loadState(). */
+  saveState() {
+    const kv = this.#model.saveState();
+    if (!(kv instanceof Uint8Array)) throwIfBindingError(kv);
+    return { format: 'wasmlm-state-1', tokens: this.#tokens.slice(), kv };
+  }
+
+  /** Restores a saveState() of this model (same KV cache type, fitting the context). */
+  loadState(state) {
+    if (state?.format !== 'wasmlm-state-1' || !(state.kv instanceof Uint8Array) || !Array.isArray(state.tokens))
+      throw new WasmLMError('BAD_FORMAT', 'not a state from saveState()');
+    pushBytes(this.#wasm, { staging: (n) => this.#model.staging(n), push: (n) => this.#model.loadState(n) }, state.kv, { whole: true });
+    this.#tokens = state.tokens.slice();
   }
 
   /**
@@ -99,6 +136,7 @@ class ModelSession {
   reset() {
     this.#model.reset();
     this.#model.resetSampler();
+    this.#tokens = [];
   }
 
   /** The model file's directory summary (as inspect() gives it), plus memory in use. */
@@ -121,8 +159,9 @@ class ModelSession {
 
   /**
    * Streams generated text: yields {text, tokens} pieces, returns
-   * {text, tokens, promptTokens, finishReason, timings}. Starts from an empty
-   * context. Options: maxTokens, stop (strings), ignoreEos, signal, addBos,
+   * {text, tokens, promptTokens, cachedPromptTokens, finishReason, timings}.
+   * The prompt's tokens already in the context (its shared prefix) are not
+   * evaluated again. Options: maxTokens, stop (strings), ignoreEos, signal, addBos,
    * parseSpecial, and the sampler's (temperature, topK, topP, minP,
    * repeatPenalty, presencePenalty, frequencyPenalty, penaltyLastN, seed).
    */

@@ -50,6 +50,13 @@ const ops = {
     requireSession().reset();
     return null;
   },
+  saveState() {
+    return requireSession().saveState();
+  },
+  loadState({ state }) {
+    requireSession().loadState(state);
+    return null;
+  },
   dispose() {
     session?.dispose();
     session = null;

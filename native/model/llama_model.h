@@ -89,6 +89,11 @@ class LlamaContext {
   void attention(uint32_t layer, uint32_t pos0, int n_tokens);
   void attend(const float* k, uint64_t k_stride, const float* v, uint64_t v_stride, uint32_t pos, const float* q,
               float* att, float* out) const;
+  bool attend_f16_direct(const uint16_t* k, const uint16_t* v, uint32_t pos, const float* q, float* att,
+                         float* out) const;
+
+  // Floats of padding after the caches and scratch rows (SIMD over-reads).
+  static constexpr uint64_t kPad = 16;
 
   const LlamaModel& model_;
   ThreadPool& pool_;

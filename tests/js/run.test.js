@@ -80,10 +80,11 @@ describeWithTestdata('running stories260K in wasm', () => {
       expect(model.nVocab).toBe(512);
       const all = model.eval(PROMPT);
       model.reset();
-      model.eval(PROMPT.slice(0, 3));
+      expect(model.eval(PROMPT.slice(0, 3), { logits: false })).toBeUndefined();
       const split = model.eval(PROMPT.slice(3));
       expect(model.nPast).toBe(5);
       expect(Array.from(split)).toEqual(Array.from(all));
+      expect(Array.from(model.logits())).toEqual(Array.from(all));
     } finally {
       model.dispose();
     }

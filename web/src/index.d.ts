@@ -400,8 +400,12 @@ export interface ModelSession {
   readonly threads: number;
   /** Tokens evaluated since the last reset(). */
   readonly nPast: number;
-  /** Evaluates ids after those already seen; returns the logits after the last one. Throws WasmLMError. */
-  eval(ids: ArrayLike<number>): Float32Array;
+  /** Evaluates ids after those already seen; returns a copy of the logits after the last one. Throws WasmLMError. */
+  eval(ids: ArrayLike<number>, options?: { logits?: true }): Float32Array;
+  /** The same without copying the logits out (sample() still reads them in the engine). */
+  eval(ids: ArrayLike<number>, options: { logits: false }): undefined;
+  /** A copy of the logits after the last evaluated token; null before any eval(). */
+  logits(): Float32Array | null;
   /**
    * The next token from the last eval()'s logits with llama.cpp's sampler chain
    * (penalties, top-k, top-p, min-p, temperature; greedy when temperature <= 0),

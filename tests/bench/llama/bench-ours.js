@@ -9,9 +9,10 @@
 export const BANNED_BELOW = 259;
 
 /** Greedy pick: the session's sampler at temperature 0; the argmax of the allowed ids if it picked a banned one. */
-function pickGreedy(session, logits) {
+function pickGreedy(session) {
   const id = session.sample({ temperature: 0 });
   if (id >= BANNED_BELOW) return id;
+  const logits = session.logits();
   let best = BANNED_BELOW;
   for (let i = BANNED_BELOW; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
   return best;
@@ -28,21 +29,22 @@ export async function benchOurs(openModel, input, { threads, prompt, nGen, conte
   const loadMs = performance.now() - t0;
   try {
     // warm-up (wasm tier-up, first touches of the weights), then forget it
-    let logits = session.eval(prompt.slice(0, 8));
-    for (let i = 0; i < 4; i++) logits = session.eval([pickGreedy(session, logits)]);
+    session.eval(prompt.slice(0, 8), { logits: false });
+    for (let i = 0; i < 4; i++) session.eval([pickGreedy(session)], { logits: false });
     session.reset();
 
     const tokens = [];
     const t1 = performance.now();
-    logits = session.eval(prompt);
-    tokens.push(pickGreedy(session, logits));
+    session.eval(prompt, { logits: false });
+    tokens.push(pickGreedy(session));
     const t2 = performance.now();
     let finite = true;
     for (let i = 0; i < nGen; i++) {
-      logits = session.eval([tokens[tokens.length - 1]]);
-      tokens.push(pickGreedy(session, logits));
+      session.eval([tokens[tokens.length - 1]], { logits: false });
+      tokens.push(pickGreedy(session));
     }
     const t3 = performance.now();
+    const logits = session.logits();
     for (let i = 0; i < logits.length; i += 97) if (!Number.isFinite(logits[i])) finite = false;
     const { memory, fileSize } = session.describe?.() ?? {};
     return {

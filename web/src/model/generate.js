@@ -35,7 +35,7 @@ export async function* generate(session, prompt, options = {}) {
     textless = true;
   }
   const t0 = performance.now();
-  session.eval(toEval);
+  session.eval(toEval, { logits: false });
   const t1 = performance.now();
 
   const tokens = [];
@@ -65,7 +65,7 @@ export async function* generate(session, prompt, options = {}) {
       }
       await nextTask(); // lets an abort (or other work) in between tokens
       throwIfAborted(signal);
-      session.eval([id]);
+      session.eval([id], { logits: false });
     }
   } finally {
     if (finishReason === null && !textless) text += session.flushText(); // aborted, or the consumer stopped early

@@ -71,13 +71,23 @@ class ModelSession {
     return this.#model.nPast();
   }
 
-  /** Evaluates token ids after those already seen; returns the logits after the last one. */
-  eval(ids) {
+  /**
+   * Evaluates token ids after those already seen; returns a copy of the
+   * logits after the last one (or nothing with {logits: false}, which saves
+   * copying n_vocab floats per token when only sample() reads them).
+   */
+  eval(ids, { logits = true } = {}) {
     if (!this.#model) throw new WasmLMError('ABORTED', 'the model was disposed');
     const ptr = this.#model.tokenBuffer(ids.length) >>> 2;
     this.#wasm.HEAP32.set(Int32Array.from(ids), ptr);
     throwIfBindingError(this.#model.eval(ids.length));
     for (const id of ids) this.#tokens.push(Number(id));
+    return logits ? this.#model.logits() : undefined;
+  }
+
+  /** A copy of the logits after the last evaluated token (null before any). */
+  logits() {
+    if (!this.#model) throw new WasmLMError('ABORTED', 'the model was disposed');
     return this.#model.logits();
   }
 

@@ -12,8 +12,8 @@ bool ThreadPool::threads_supported() {
 #endif
 }
 
-ThreadPool::ThreadPool(int n_threads) {
-  n_threads = threads_supported() ? std::max(1, n_threads) : 1;
+ThreadPool::ThreadPool(int n_threads) : next_(threads_supported() ? std::max(1, n_threads) : 1) {
+  n_threads = static_cast<int>(next_.size());
   for (int i = 1; i < n_threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
 
@@ -32,12 +32,17 @@ namespace {
 constexpr int kSpins = 1 << 15;
 }  // namespace
 
-// Claims tasks until none are left (lock-free).
+// Claims tasks (lock-free) from its own share, then from the others' in
+// turn, until none are left.
 void ThreadPool::run_tasks(int thread_index) {
-  for (;;) {
-    const int task = next_task_.fetch_add(1, std::memory_order_relaxed);
-    if (task >= n_tasks_) return;
-    (*job_)(task, thread_index);
+  const int n = size();
+  for (int k = 0; k < n; ++k) {
+    const int share = (thread_index + k) % n, end = share_begin(share + 1);
+    for (;;) {
+      const int task = next_[share].next.fetch_add(1, std::memory_order_relaxed);
+      if (task >= end) break;
+      (*job_)(task, thread_index);
+    }
   }
 }
 
@@ -71,7 +76,7 @@ void ThreadPool::parallel_for(int n_tasks, const std::function<void(int, int)>& 
   }
   job_ = &task;
   n_tasks_ = n_tasks;
-  next_task_.store(0, std::memory_order_relaxed);
+  for (int t = 0; t < size(); ++t) next_[t].next.store(share_begin(t), std::memory_order_relaxed);
   busy_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
   generation_.fetch_add(1, std::memory_order_release);  // publishes the job
   {

@@ -3,6 +3,9 @@
 
 #include <cstdint>
 #include <cstring>
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
 
 namespace wasmlm {
 
@@ -34,5 +37,19 @@ inline void unpack_k_scales(const uint8_t packed[12], uint8_t out[16]) {
   u[0] &= kLow6;
   std::memcpy(out, u, 16);
 }
+
+#ifdef __wasm_simd128__
+// unpack_k_scales in one vector: bytes 0..7 the scales, 8..15 the mins.
+// Reads 16 bytes at `packed` (the 12 plus 4 of what follows in the block).
+inline v128_t unpack_k_scales_simd(const uint8_t* packed) {
+  const v128_t u = wasm_v128_load(packed);  // u32 lanes u0 u1 u2 (u3: not ours)
+  const v128_t p = wasm_i32x4_shuffle(u, wasm_u32x4_shr(u, 4), 0, 2, 1, 6);  // u0, u2, u1, u2 >> 4
+  const v128_t q = wasm_i32x4_shuffle(u, u, 0, 0, 1, 1);
+  const v128_t low6 = wasm_v128_and(p, wasm_i32x4_splat(0x3f3f3f3f));
+  const v128_t split = wasm_v128_or(wasm_v128_and(p, wasm_i32x4_splat(0x0f0f0f0f)),
+                                    wasm_i32x4_shl(wasm_v128_and(wasm_u32x4_shr(q, 6), wasm_i32x4_splat(0x03030303)), 4));
+  return wasm_v128_bitselect(split, low6, wasm_i32x4_make(0, -1, 0, -1));
+}
+#endif
 
 }  // namespace wasmlm

@@ -108,9 +108,10 @@ void vec_dot_q4_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_str
       sum[t] = 0;
     }
     for (int64_t i = 0; i < n / QK_K; ++i) {
+      const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
       alignas(16) uint8_t sm[16];
-      unpack_k_scales(x[i].scales, sm);
-      const v128_t mins = wasm_u16x8_load8x8(sm + 8);
+      wasm_v128_store(sm, scales_mins);
+      const v128_t mins = wasm_u16x8_extend_high_u8x16(scales_mins);
       v128_t isum[T];
       for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
       const uint8_t* q4 = x[i].qs;
@@ -136,7 +137,7 @@ void vec_dot_q4_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_str
       if constexpr (T == 1) {
         // Lane j of hsum4: sub-block j's sum; scaled by 4 lanes at once (the
         // same integer total as scaling each sub-block).
-        const v128_t sc = wasm_u16x8_load8x8(sm);
+        const v128_t sc = wasm_u16x8_extend_low_u8x16(scales_mins);
         isum[0] = wasm_i32x4_add(wasm_i32x4_mul(simd::hsum4_i32(sub[0], sub[1], sub[2], sub[3]), wasm_u32x4_extend_low_u16x8(sc)),
                                  wasm_i32x4_mul(simd::hsum4_i32(sub[4], sub[5], sub[6], sub[7]), wasm_u32x4_extend_high_u16x8(sc)));
       }

@@ -132,9 +132,10 @@ void vec_dot_q5_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_str
       sum[t] = 0;
     }
     for (int64_t i = 0; i < n / QK_K; ++i) {
+      const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
       alignas(16) uint8_t sm[16];
-      unpack_k_scales(x[i].scales, sm);
-      const v128_t mins = wasm_u16x8_load8x8(sm + 8);
+      wasm_v128_store(sm, scales_mins);
+      const v128_t mins = wasm_u16x8_extend_high_u8x16(scales_mins);
       // The 5th bits of all 256 weights: byte l of qh holds bit 2j (group j) and
       // 2j + 1 (group j + 1) of weight l of group pair j.
       const v128_t h0 = wasm_v128_load(x[i].qh), h1 = wasm_v128_load(x[i].qh + 16);

@@ -10,47 +10,10 @@
 #include "quant/fp16.h"
 #include "quant/quant_traits.h"
 #include "quant/simd128.h"
+#include "model/weight_views.h"
 
 namespace wasmlm {
 
-namespace {
-
-const WeightStore::Tensor& tensor(const WeightStore& store, const std::string& name) {
-  const WeightStore::Tensor* t = store.find(name);
-  if (!t) fail(ErrorCode::BadFormat, kNoOffset, "the model has no (complete) tensor '" + name + "'");
-  return *t;
-}
-
-// A 2-D weight [ne0 = cols, ne1 = rows] expected to be rows x cols.
-WeightMatrix matrix(const WeightStore& store, const std::string& name, uint64_t rows, uint64_t cols) {
-  const WeightStore::Tensor& t = tensor(store, name);
-  const TensorInfo& i = t.info;
-  if (i.n_dims != 2 || i.ne[0] != cols || i.ne[1] != rows)
-    fail(ErrorCode::BadFormat, i.offset,
-         "tensor '" + name + "' has shape [" + std::to_string(i.ne[0]) + ", " + std::to_string(i.ne[1]) +
-             "], expected [" + std::to_string(cols) + ", " + std::to_string(rows) + "]");
-  if (!i.rows_block_aligned())
-    fail(ErrorCode::Unsupported, i.offset,
-         "tensor '" + name + "' has " + ggml_type_info(i.type).name + " blocks running across its rows of " +
-             std::to_string(cols) + "; llama.cpp refuses such files too: re-quantize the model");
-  if (!quant_traits(i.type).vec_dot)
-    fail(ErrorCode::Unsupported, i.offset,
-         std::string("tensor type ") + ggml_type_info(i.type).name + " (in '" + name + "') cannot be computed yet");
-  return WeightMatrix{i.type, static_cast<int64_t>(cols), static_cast<int64_t>(rows), t.data.get(), i.nbytes / rows};
-}
-
-std::vector<float> vector_f32(const WeightStore& store, const std::string& name, uint64_t n) {
-  const WeightStore::Tensor& t = tensor(store, name);
-  if (t.info.n_elements() != n)
-    fail(ErrorCode::BadFormat, t.info.offset, "tensor '" + name + "' should have " + std::to_string(n) + " elements");
-  const ToFloatFn to_float = quant_traits(t.info.type).to_float;
-  if (!to_float) fail(ErrorCode::Unsupported, t.info.offset, "cannot read tensor '" + name + "' as floats");
-  std::vector<float> out(n);
-  to_float(t.data.get(), out.data(), static_cast<int64_t>(n));
-  return out;
-}
-
-}  // namespace
 
 LlamaModel::LlamaModel(const ModelFile& file, const WeightStore& store) : hp_(read_llama_hparams(file)) {
   const uint64_t d = hp_.n_embd, q_dim = uint64_t(hp_.n_head) * hp_.head_dim,

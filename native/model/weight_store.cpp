@@ -5,12 +5,24 @@
 #include <new>
 
 #include "core/error.h"
+#include "quant/quant_traits.h"
 
 namespace wasmlm {
 
 namespace {
 constexpr size_t kAlignment = 64;
 constexpr size_t kReadChunk = 1 << 20;
+
+// n bytes, 64-byte aligned, followed by kAlignment zero bytes (SIMD kernels
+// may read a little past the last block).
+AlignedBytes allocate(uint64_t n, const TensorInfo& info) {
+  uint8_t* p = static_cast<uint8_t*>(::operator new[](n + kAlignment, std::align_val_t(kAlignment), std::nothrow));
+  if (!p)
+    fail(ErrorCode::OutOfMemory, info.offset,
+         "cannot allocate " + std::to_string(n) + " bytes for tensor '" + info.name + "'");
+  std::memset(p + n, 0, kAlignment);
+  return AlignedBytes(p);
+}
 
 }  // namespace
 
@@ -22,14 +34,8 @@ void WeightStore::tensor_bytes(size_t index, const TensorInfo& info, uint64_t of
   if (it == by_file_index_.end()) {
     Tensor t;
     t.info = info;
-    // Padded so SIMD kernels may read a little past the last block.
+    t.data = allocate(info.nbytes, info);
     const uint64_t size = info.nbytes + kAlignment;
-    uint8_t* p = static_cast<uint8_t*>(::operator new[](size, std::align_val_t(kAlignment), std::nothrow));
-    if (!p)
-      fail(ErrorCode::OutOfMemory, info.offset,
-           "cannot allocate " + std::to_string(info.nbytes) + " bytes for tensor '" + info.name + "'");
-    std::memset(p + info.nbytes, 0, kAlignment);
-    t.data = AlignedBytes(p);
     bytes_allocated_ += size;
     it = by_file_index_.emplace(index, tensors_.size()).first;
     by_name_[info.name] = tensors_.size();
@@ -40,6 +46,39 @@ void WeightStore::tensor_bytes(size_t index, const TensorInfo& info, uint64_t of
     fail(ErrorCode::Internal, t.info.offset + offset_in_tensor, "tensor bytes beyond the tensor's size");
   std::memcpy(t.data.get() + offset_in_tensor, data, n);
   t.received += n;
+  if (t.complete() && quantize_select_ && quantize_select_(t.info)) quantize(t);
+}
+
+void WeightStore::quantize_on_load(GgmlType type, std::function<bool(const TensorInfo&)> select) {
+  const QuantTraits& q = quant_traits(type);
+  if (!q.from_float || !ggml_type_info(type).quantized)
+    fail(ErrorCode::Unsupported, kNoOffset, std::string("cannot quantize to ") + ggml_type_info(type).name);
+  quantize_to_ = type;
+  quantize_select_ = std::move(select);
+}
+
+void WeightStore::quantize(Tensor& t) {
+  const TensorInfo& in = t.info;
+  if (in.type != GgmlType::F32 && in.type != GgmlType::F16 && in.type != GgmlType::BF16) return;
+  const uint64_t block = ggml_type_info(quantize_to_).block_size;
+  if (in.ne[0] % block != 0) return;  // rows that cannot hold whole blocks stay as they are
+  const uint64_t n = in.n_elements();
+  std::vector<float> converted;
+  const float* values = reinterpret_cast<const float*>(t.data.get());
+  if (in.type != GgmlType::F32) {
+    converted.resize(n);
+    quant_traits(in.type).to_float(t.data.get(), converted.data(), static_cast<int64_t>(n));
+    values = converted.data();
+  }
+  TensorInfo out = in;
+  out.type = quantize_to_;
+  out.nbytes = *ggml_nbytes(quantize_to_, n);
+  AlignedBytes data = allocate(out.nbytes, out);
+  quant_traits(quantize_to_).from_float(values, data.get(), static_cast<int64_t>(n));
+  bytes_allocated_ = bytes_allocated_ - in.nbytes + out.nbytes;
+  t.data = std::move(data);
+  t.info = out;
+  t.received = out.nbytes;
 }
 
 const WeightStore::Tensor* WeightStore::find(const std::string& name) const {

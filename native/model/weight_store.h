@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -31,6 +32,11 @@ class WeightStore final : public TensorSink {
     bool complete() const { return received == info.nbytes; }
   };
 
+  // Quantization at load time: each F32/F16/BF16 tensor that `select` picks
+  // is quantized to `type` as soon as its bytes have arrived (so the store
+  // never holds more than one unquantized tensor). Set before loading.
+  void quantize_on_load(GgmlType type, std::function<bool(const TensorInfo&)> select);
+
   // nullptr if the file has no such tensor or its bytes have not all arrived.
   const Tensor* find(const std::string& name) const;
   uint64_t bytes_allocated() const { return bytes_allocated_; }
@@ -41,6 +47,10 @@ class WeightStore final : public TensorSink {
   std::unordered_map<std::string, size_t> by_name_;
   std::unordered_map<size_t, size_t> by_file_index_;
   uint64_t bytes_allocated_ = 0;
+  GgmlType quantize_to_ = GgmlType::F32;
+  std::function<bool(const TensorInfo&)> quantize_select_;
+
+  void quantize(Tensor& t);
 };
 
 // Streams a model file held in memory (or read in pieces by `read_at`)

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "format/model_file.h"
 #include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/rwkv_token_text.h"
 #include "tokenizer/unicode.h"
 
 namespace wasmlm {
@@ -53,6 +54,25 @@ int hex_digit(char c) {
   return -1;
 }
 
+// llama.cpp's llm_tokenizer_rwkv puts every token in the trie; control tokens
+// are left out here so that text never becomes one unless parse_special asks
+// (RWKV's own tokenizer never yields id 0, llama.cpp would for "<s>"), and
+// unused [PAD] fillers likewise.
+std::shared_ptr<const RwkvTrie> build_rwkv_trie(const std::vector<std::string>& tokens,
+                                                const std::vector<TokenType>& types) {
+  std::vector<std::pair<std::string, int32_t>> entries;
+  entries.reserve(tokens.size());
+  std::string bytes;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (types[i] == TokenType::Control) continue;
+    if (!rwkv_unescape_token(tokens[i], &bytes))
+      fail(ErrorCode::BadFormat, kNoOffset,
+           "tokenizer.ggml.tokens[" + std::to_string(i) + "]: malformed escape in an RWKV token");
+    if (types[i] != TokenType::Unused) entries.emplace_back(bytes, static_cast<int32_t>(i));
+  }
+  return std::make_shared<RwkvTrie>(std::move(entries));
+}
+
 }  // namespace
 
 Tokenizer Tokenizer::from_model_file(const ModelFile& file) { return from_metadata(file.metadata); }
@@ -66,9 +86,11 @@ Tokenizer Tokenizer::from_metadata(const Metadata& md) {
     t.model_ = TokenizerModel::Bpe;
   } else if (model == "t5") {
     t.model_ = TokenizerModel::Ugm;
+  } else if (model == "rwkv") {
+    t.model_ = TokenizerModel::Rwkv;
   } else {
     fail(ErrorCode::Unsupported, kNoOffset,
-         "tokenizer.ggml.model '" + model + "' is not supported (only 'llama', 'gpt2' and 't5')");
+         "tokenizer.ggml.model '" + model + "' is not supported (only 'llama', 'gpt2', 't5' and 'rwkv')");
   }
 
   const MetaArray* tokens = find_array(md, "tokenizer.ggml.tokens", MetaType::String);
@@ -93,7 +115,10 @@ Tokenizer Tokenizer::from_metadata(const Metadata& md) {
   t.token_ids_.reserve(n * 2);
   for (size_t i = 0; i < n; ++i) t.token_ids_[t.tokens_[i]] = static_cast<int32_t>(i);  // later ids win
 
-  if (t.model_ != TokenizerModel::Bpe) {
+  if (t.model_ == TokenizerModel::Rwkv) {
+    // llama.cpp sets no special ids for rwkv; RWKV ends a text with token 0.
+    t.eos_ = t.types_[0] == TokenType::Control ? 0 : kNoToken;
+  } else if (t.model_ != TokenizerModel::Bpe) {
     t.bos_ = 1 < n ? 1 : kNoToken;
     t.eos_ = 2 < n ? 2 : kNoToken;
     t.unk_ = 0;
@@ -133,7 +158,7 @@ Tokenizer Tokenizer::from_metadata(const Metadata& md) {
   t.pad_ = token_id(md, "tokenizer.ggml.padding_token_id", t.pad_, n);
   t.add_bos_ = flag(md, "tokenizer.ggml.add_bos_token", t.add_bos_);
   t.add_eos_ = flag(md, "tokenizer.ggml.add_eos_token", t.add_eos_);
-  if (t.model_ != TokenizerModel::Bpe)  // byte-level BPE never adds one
+  if (t.model_ == TokenizerModel::Spm || t.model_ == TokenizerModel::Ugm)  // BPE and RWKV never add one
     t.add_space_prefix_ = flag(md, "tokenizer.ggml.add_space_prefix", t.add_space_prefix_);
   if (t.model_ == TokenizerModel::Ugm) {
     t.remove_extra_whitespaces_ = flag(md, "tokenizer.ggml.remove_extra_whitespaces", false);
@@ -178,6 +203,7 @@ Tokenizer Tokenizer::from_metadata(const Metadata& md) {
   std::stable_sort(t.special_tokens_.begin(), t.special_tokens_.end(), [&t](int32_t a, int32_t b) {
     return t.tokens_[a].size() > t.tokens_[b].size();
   });
+  if (t.model_ == TokenizerModel::Rwkv) t.rwkv_trie_ = build_rwkv_trie(t.tokens_, t.types_);
   return t;
 }
 
@@ -244,6 +270,8 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, const EncodeOption
       encode_spm(escaped, &out);
     } else if (model_ == TokenizerModel::Ugm) {
       encode_ugm(raw, &out);
+    } else if (model_ == TokenizerModel::Rwkv) {
+      rwkv_trie_->encode(raw, unk_, &out);
     } else {
       encode_bpe(raw, &out);
     }
@@ -511,6 +539,11 @@ void Tokenizer::bpe_word(const std::string& word, std::vector<int32_t>* out) con
 std::string Tokenizer::token_bytes(int32_t id, bool render_special) const {
   if (id < 0 || static_cast<size_t>(id) >= tokens_.size()) return {};
   const std::string& text = tokens_[id];
+  if (model_ == TokenizerModel::Rwkv) {
+    if (types_[id] == TokenType::Control) return render_special ? text : std::string();
+    std::string bytes;
+    return rwkv_unescape_token(text, &bytes) ? bytes : text;
+  }
   switch (types_[id]) {
     case TokenType::Control:
       return render_special ? text : std::string();

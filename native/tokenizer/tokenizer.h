@@ -13,6 +13,8 @@
 //   for `llama`, then the segmentation with the best total score is found by
 //   Viterbi, after the precompiled normalization (tokenizer.ggml.
 //   precompiled_charsmap, e.g. NFKC) when the file has one.
+// * `rwkv` (RWKV World): the longest token matching the text's bytes, left
+//   to right, through a trie; tokens are stored escaped (rwkv_token_text.h).
 //
 // Control and unknown tokens (token_type 3, 2) are matched in the text only
 // when parse_special is set; user-defined tokens (4) always are, as in
@@ -29,12 +31,13 @@
 #include "format/metadata.h"
 #include "tokenizer/precompiled_charsmap.h"
 #include "tokenizer/regex_split.h"
+#include "tokenizer/rwkv_trie.h"
 
 namespace wasmlm {
 
 struct ModelFile;
 
-enum class TokenizerModel { Spm, Bpe, Ugm };
+enum class TokenizerModel { Spm, Bpe, Ugm, Rwkv };
 
 // GGUF tokenizer.ggml.token_type values.
 enum class TokenType : int32_t {
@@ -114,6 +117,7 @@ class Tokenizer {
   size_t ugm_max_token_bytes_ = 0;
   bool ugm_has_user_defined_ = false;
   std::shared_ptr<const PrecompiledCharsmap> charsmap_;
+  std::shared_ptr<const RwkvTrie> rwkv_trie_;
 };
 
 // Feeds ids one at a time and returns text that is always whole UTF-8:

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "format/incremental_parser.h"
 #include "tokenizer/hf_tokenizer_json_reader.h"
+#include "tokenizer/rwkv_vocab_reader.h"
 #include "tokenizer/sentencepiece_model_reader.h"
 
 namespace wasmlm {
@@ -34,6 +35,7 @@ const char* tokenizer_file_format_name(TokenizerFileFormat format) {
     case TokenizerFileFormat::SentencePiece: return "sentencepiece";
     case TokenizerFileFormat::HfJson: return "tokenizer.json";
     case TokenizerFileFormat::Tiktoken: return "tiktoken";
+    case TokenizerFileFormat::RwkvVocab: return "rwkv-vocab";
     case TokenizerFileFormat::Unknown: break;
   }
   return "unknown";
@@ -48,6 +50,7 @@ TokenizerFileFormat detect_tokenizer_file(const uint8_t* data, size_t size) {
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n')) ++i;
   if (i < s.size() && s[i] == '{') return TokenizerFileFormat::HfJson;
   if (looks_like_tiktoken(s)) return TokenizerFileFormat::Tiktoken;
+  if (looks_like_rwkv_vocab(s)) return TokenizerFileFormat::RwkvVocab;
   return TokenizerFileFormat::Unknown;
 }
 
@@ -62,11 +65,14 @@ Tokenizer tokenizer_from_file(const uint8_t* data, size_t size, const TokenizerF
       return Tokenizer::from_metadata(read_hf_tokenizer_json(s).to_metadata());
     case TokenizerFileFormat::Tiktoken:
       return Tokenizer::from_metadata(read_tiktoken(s, options.tiktoken).to_metadata());
+    case TokenizerFileFormat::RwkvVocab:
+      return Tokenizer::from_metadata(read_rwkv_vocab(s).to_metadata());
     case TokenizerFileFormat::Unknown:
       break;
   }
   fail(ErrorCode::BadFormat, 0,
-       "not a tokenizer file (expected GGUF, a SentencePiece .model, a tokenizer.json or a tiktoken rank file)");
+       "not a tokenizer file (expected GGUF, a SentencePiece .model, a tokenizer.json, a tiktoken rank file or an "
+       "RWKV vocabulary)");
 }
 
 }  // namespace wasmlm

@@ -1,7 +1,7 @@
 // A Tokenizer from the bytes of a tokenizer file of any format we read,
 // recognized by its content: GGUF (the vocabulary in its metadata), a
-// SentencePiece tokenizer.model, a Hugging Face tokenizer.json, or a tiktoken
-// rank file.
+// SentencePiece tokenizer.model, a Hugging Face tokenizer.json, a tiktoken
+// rank file, or an RWKV World vocabulary (rwkv_vocab_*.txt).
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,7 @@
 
 namespace wasmlm {
 
-enum class TokenizerFileFormat { Unknown, Gguf, SentencePiece, HfJson, Tiktoken };
+enum class TokenizerFileFormat { Unknown, Gguf, SentencePiece, HfJson, Tiktoken, RwkvVocab };
 
 const char* tokenizer_file_format_name(TokenizerFileFormat format);
 

@@ -13,7 +13,7 @@
 namespace wasmlm {
 
 struct VocabMetadata {
-  std::string model;                // "llama" (SentencePiece) or "gpt2" (byte-level BPE)
+  std::string model;                // "llama" (SentencePiece), "gpt2" (byte-level BPE), "t5", "rwkv"
   std::string pre;                  // gpt2: the pre-tokenizer name
   std::vector<std::string> tokens;
   std::vector<float> scores;        // empty: not written

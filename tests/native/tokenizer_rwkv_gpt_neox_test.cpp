@@ -1,0 +1,140 @@
+// GPT-NeoX-20B's tokenizer (20B_tokenizer.json, the tokenizer of RWKV v4
+// Pile models) read by the tokenizer.json reader, against llama.cpp's
+// test-tokenizer-0 vectors for its gpt-neox vocabulary and against
+// llama.cpp's own GGUF conversion of it (real files in ../shared/testdata).
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "format/incremental_parser.h"
+#include "testdata.h"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer/tokenizer_file.h"
+
+using wasmlm::Tokenizer;
+using wasmlm_test::testdata_dir;
+
+namespace {
+
+std::string vocab_dir() { return testdata_dir() + "/tokenizers/llamacpp-vocab"; }
+
+std::string read_text(const std::string& path) {
+  const std::vector<uint8_t> bytes = wasmlm_test::read_file(path);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+Tokenizer neox_json_tokenizer() {
+  const std::vector<uint8_t> bytes = wasmlm_test::read_file(testdata_dir() + "/tokenizers/gpt-neox-20b/20B_tokenizer.json");
+  return wasmlm::tokenizer_from_file(bytes.data(), bytes.size());
+}
+
+// The cases of a test-tokenizer-0 .inp file.
+std::vector<std::string> read_cases(const std::string& path) {
+  const std::string text = read_text(path);
+  const std::string sep = "\n__ggml_vocab_test__\n";
+  std::vector<std::string> cases;
+  size_t pos = 0;
+  for (size_t hit; (hit = text.find(sep, pos)) != std::string::npos; pos = hit + sep.size())
+    cases.push_back(text.substr(pos, hit - pos));
+  if (pos < text.size()) cases.push_back(text.substr(pos));
+  return cases;
+}
+
+// One line of ids per case.
+std::vector<std::vector<int32_t>> read_expected(const std::string& path) {
+  std::istringstream in(read_text(path));
+  std::vector<std::vector<int32_t>> out;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream ids(line);
+    std::vector<int32_t> v;
+    for (int32_t id; ids >> id;) v.push_back(id);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::string join(const std::vector<int32_t>& ids) {
+  std::string s;
+  for (int32_t id : ids) s += (s.empty() ? "" : " ") + std::to_string(id);
+  return s;
+}
+
+bool ci() {
+  const char* v = std::getenv("CI");
+  return v && std::string(v) == "true";
+}
+
+}  // namespace
+
+// Every case of ggml-vocab-gpt-neox.gguf.inp, tokenized without BOS and
+// without special parsing, must be its .out line; llama.cpp's vectors for
+// MPT (the same tokenizer) stand in when those are absent.
+TEST(TokenizerNeoX, JsonTokenizerMatchesLlamaCppGptNeoxVectors) {
+  WASMLM_REQUIRE_TESTDATA();
+  std::string inp, out;
+  for (const char* name : {"gpt-neox", "mpt"}) {
+    const std::string base = vocab_dir() + "/ggml-vocab-" + name + ".gguf";
+    if (std::filesystem::exists(base + ".inp") && std::filesystem::exists(base + ".out")) {
+      inp = base + ".inp";
+      out = base + ".out";
+      break;
+    }
+  }
+  if (inp.empty()) {
+    if (ci()) FAIL() << "missing ggml-vocab-gpt-neox.gguf.inp/.out (and ggml-vocab-mpt.gguf.inp/.out) in " << vocab_dir();
+    GTEST_SKIP() << "missing ggml-vocab-gpt-neox.gguf.inp/.out (and ggml-vocab-mpt.gguf.inp/.out) in " << vocab_dir();
+  }
+  const Tokenizer tok = neox_json_tokenizer();
+  const auto cases = read_cases(inp);
+  const auto expected = read_expected(out);
+  ASSERT_EQ(cases.size(), expected.size());
+  ASSERT_GT(cases.size(), 10u);
+  size_t match = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::vector<int32_t> got = tok.encode(cases[i]);
+    if (got == expected[i]) ++match;
+    else ADD_FAILURE() << "case " << i << " [" << cases[i] << "]\n  expected: " << join(expected[i]) << "\n  got:      " << join(got);
+  }
+  std::cout << "[ vectors  ] 20B_tokenizer.json: " << match << " / " << cases.size() << " cases of " << out << " match\n";
+}
+
+// MPT-7B ships GPT-NeoX-20B's tokenizer; llama.cpp's converter recognized it
+// (by hashing its output on a probe text) as pre-tokenizer "mpt", GPT-2's
+// split regex. On llama.cpp's test-tokenizer-0 strings (the same for every
+// vocabulary) the tokenizer read from 20B_tokenizer.json gives the ids of the
+// one read from ggml-vocab-mpt.gguf, and decodes back to the text.
+//
+// ggml-vocab-gpt-neox.gguf is not the reference: it has no
+// tokenizer.ggml.pre, so llama.cpp splits its text with the "default"
+// regexes (digits in threes, "\n " kept together), unlike Hugging Face.
+TEST(TokenizerNeoX, JsonTokenizerMatchesLlamaCppMptGgufOnVocabTestCases) {
+  WASMLM_REQUIRE_TESTDATA();
+  const std::vector<uint8_t> gguf_bytes = wasmlm_test::read_file(vocab_dir() + "/ggml-vocab-mpt.gguf");
+  const Tokenizer gguf = Tokenizer::from_model_file(wasmlm::read_model_directory(gguf_bytes.data(), gguf_bytes.size()));
+  EXPECT_EQ(gguf.pre(), "mpt");
+  const Tokenizer tok = neox_json_tokenizer();
+  EXPECT_EQ(tok.model(), wasmlm::TokenizerModel::Bpe);
+  EXPECT_EQ(tok.pre(), "gpt-2");
+  ASSERT_LE(tok.n_vocab(), gguf.n_vocab());
+  for (size_t i = 0; i < tok.n_vocab(); ++i) {
+    const int32_t id = static_cast<int32_t>(i);
+    ASSERT_EQ(tok.token_text(id), gguf.token_text(id)) << id;
+  }
+  const auto cases = read_cases(vocab_dir() + "/ggml-vocab-mpt.gguf.inp");
+  ASSERT_GT(cases.size(), 10u);
+  size_t match = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::vector<int32_t> got = tok.encode(cases[i]);
+    const std::vector<int32_t> want = gguf.encode(cases[i]);
+    if (got == want) ++match;
+    else ADD_FAILURE() << "case " << i << " [" << cases[i] << "]\n  GGUF: " << join(want) << "\n  json: " << join(got);
+    EXPECT_EQ(tok.decode(got), cases[i]) << "case " << i;
+  }
+  std::cout << "[ vectors  ] 20B_tokenizer.json: " << match << " / " << cases.size()
+            << " cases match ggml-vocab-mpt.gguf\n";
+}

@@ -71,38 +71,6 @@ bool ci() {
 
 }  // namespace
 
-// Every case of ggml-vocab-gpt-neox.gguf.inp, tokenized without BOS and
-// without special parsing, must be its .out line; llama.cpp's vectors for
-// MPT (the same tokenizer) stand in when those are absent.
-TEST(TokenizerNeoX, JsonTokenizerMatchesLlamaCppGptNeoxVectors) {
-  WASMLM_REQUIRE_TESTDATA();
-  std::string inp, out;
-  for (const char* name : {"gpt-neox", "mpt"}) {
-    const std::string base = vocab_dir() + "/ggml-vocab-" + name + ".gguf";
-    if (std::filesystem::exists(base + ".inp") && std::filesystem::exists(base + ".out")) {
-      inp = base + ".inp";
-      out = base + ".out";
-      break;
-    }
-  }
-  if (inp.empty()) {
-    if (ci()) FAIL() << "missing ggml-vocab-gpt-neox.gguf.inp/.out (and ggml-vocab-mpt.gguf.inp/.out) in " << vocab_dir();
-    GTEST_SKIP() << "missing ggml-vocab-gpt-neox.gguf.inp/.out (and ggml-vocab-mpt.gguf.inp/.out) in " << vocab_dir();
-  }
-  const Tokenizer tok = neox_json_tokenizer();
-  const auto cases = read_cases(inp);
-  const auto expected = read_expected(out);
-  ASSERT_EQ(cases.size(), expected.size());
-  ASSERT_GT(cases.size(), 10u);
-  size_t match = 0;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    const std::vector<int32_t> got = tok.encode(cases[i]);
-    if (got == expected[i]) ++match;
-    else ADD_FAILURE() << "case " << i << " [" << cases[i] << "]\n  expected: " << join(expected[i]) << "\n  got:      " << join(got);
-  }
-  std::cout << "[ vectors  ] 20B_tokenizer.json: " << match << " / " << cases.size() << " cases of " << out << " match\n";
-}
-
 // MPT-7B ships GPT-NeoX-20B's tokenizer; llama.cpp's converter recognized it
 // (by hashing its output on a probe text) as pre-tokenizer "mpt", GPT-2's
 // split regex. On llama.cpp's test-tokenizer-0 strings (the same for every

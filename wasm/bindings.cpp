@@ -16,7 +16,8 @@
 #include "core/error.h"
 #include "core/ggml_type.h"
 #include "format/incremental_parser.h"
-#include "model/llama_model.h"
+#include "model/rwkv_model.h"
+#include "model/sequence_model.h"
 #include "sampling/generation_text.h"
 #include "sampling/sampler.h"
 #include "quant/tensor_stats.h"
@@ -228,6 +229,7 @@ class TokenizerBinding {
   int bos() const { return tokenizer_ ? tokenizer_->bos() : -1; }
   int eos() const { return tokenizer_ ? tokenizer_->eos() : -1; }
   bool add_bos_default() const { return tokenizer_ && tokenizer_->add_bos_default(); }
+  const Tokenizer* get() const { return tokenizer_.get(); }
 
  private:
   TokenizerBinding() = default;
@@ -378,20 +380,50 @@ class ModelBinding : public ParserFeed {
 
   double weight_bytes() const { return static_cast<double>(store_.bytes_allocated()); }
   // The model's KV cache in bytes, once built.
-  double kv_cache_bytes() const { return context_ ? static_cast<double>(context_->kv_cache_bytes()) : 0; }
+  double kv_cache_bytes() const { return context_ ? static_cast<double>(context_->state_bytes()) : 0; }
+  // Before the bytes stream in: quantize float matrices to `type` as they
+  // arrive (rwkv.cpp's choice of tensors). Errors come back as an object.
+  val quantize_on_load(const std::string& type) {
+    return guarded([&] {
+      const auto t = ggml_type_from_name(type);
+      if (!t) fail(ErrorCode::Unsupported, kNoOffset, "unknown tensor type '" + type + "'");
+      store_.quantize_on_load(*t, rwkv_quantizes);
+    });
+  }
+  std::string architecture() const { return context_ ? context_->architecture() : std::string(); }
+  uint32_t n_ctx() const { return context_ ? context_->n_ctx() : 0; }
 
   // After the whole file is in: builds the model and a context of n_ctx tokens.
   val build(uint32_t n_ctx, int n_threads, bool kv_f16) {
     return guarded([&] {
       std::vector<uint8_t>().swap(staging_);
       file_ = parser_.take_file();
-      model_ = std::make_unique<LlamaModel>(file_, store_);
+      taken_ = true;
       pool_ = std::make_unique<ThreadPool>(n_threads);
-      context_ = std::make_unique<LlamaContext>(*model_, n_ctx, *pool_, kv_f16 ? KvCacheType::F16 : KvCacheType::F32);
+      SequenceOptions options;
+      options.n_ctx = n_ctx;
+      options.kv_type = kv_f16 ? KvCacheType::F16 : KvCacheType::F32;
+      context_ = open_sequence_model(file_, store_, *pool_, options);
     });
   }
-  TokenizerBinding* tokenizer() const { return new TokenizerBinding(file_); }
-  uint32_t n_vocab() const { return model_ ? model_->hparams().n_vocab : 0; }
+  // The model's tokenizer: the one use_tokenizer() gave, else the file's.
+  TokenizerBinding* tokenizer() const {
+    if (tokenizer_) return TokenizerBinding::made_by([&] { return *tokenizer_; });
+    return new TokenizerBinding(file_);
+  }
+  // A tokenizer read from a separate file (rwkv.cpp files carry none): a
+  // copy is kept. Errors come back as an object.
+  val use_tokenizer(const TokenizerBinding* t) {
+    return guarded([&] {
+      if (!t || !t->get()) fail(ErrorCode::Internal, kNoOffset, "useTokenizer: no tokenizer");
+      if (context_ && t->get()->n_vocab() > context_->n_vocab())
+        fail(ErrorCode::BadFormat, kNoOffset,
+             "the tokenizer has " + std::to_string(t->get()->n_vocab()) + " tokens, the model only " +
+                 std::to_string(context_->n_vocab()));
+      tokenizer_ = std::make_unique<Tokenizer>(*t->get());
+    });
+  }
+  uint32_t n_vocab() const { return context_ ? context_->n_vocab() : 0; }
   int threads() const { return pool_ ? pool_->size() : 0; }
   uint32_t n_past() const { return context_ ? context_->n_past() : 0; }
   void reset() {
@@ -453,10 +485,9 @@ class ModelBinding : public ParserFeed {
   }
   std::string flush_text() { return text_ ? text_->flush() : std::string(); }
 
-  // Forgets positions from n on (prefix reuse).
-  void truncate(uint32_t n) {
-    if (context_) context_->truncate(n);
-  }
+  // Forgets positions from n on (prefix reuse); false if the model cannot
+  // go back (RWKV), which then needs reset() and the tokens again.
+  bool truncate(uint32_t n) { return context_ && context_->truncate(n); }
   // The context as bytes (Uint8Array), or an error object.
   val save_state() const {
     val out = val::null();
@@ -479,20 +510,20 @@ class ModelBinding : public ParserFeed {
   }
   val logits() const {
     if (!logits_) return val::null();
-    return typed_copy("Float32Array", logits_, model_->hparams().n_vocab * 4, 4);
+    return typed_copy("Float32Array", logits_, n_vocab() * 4, 4);
   }
 
  private:
   WeightStore store_;
   ModelFile file_;
-  std::unique_ptr<LlamaModel> model_;
   std::unique_ptr<ThreadPool> pool_;
-  std::unique_ptr<LlamaContext> context_;
+  std::unique_ptr<SequenceModel> context_;
   std::vector<int32_t> tokens_;
   const float* logits_ = nullptr;
   std::unique_ptr<Sampler> sampler_;
   // build() takes the directory from the parser.
-  const ModelFile& file() const override { return model_ ? file_ : parser_.file(); }
+  const ModelFile& file() const override { return taken_ ? file_ : parser_.file(); }
+  bool taken_ = false;
   std::unique_ptr<Tokenizer> tokenizer_;  // for generated text
   std::unique_ptr<GenerationText> text_;
 
@@ -598,6 +629,9 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .constructor<double>()
       .function("weightBytes", &ModelBinding::weight_bytes)
       .function("kvCacheBytes", &ModelBinding::kv_cache_bytes)
+      .function("quantizeOnLoad", &ModelBinding::quantize_on_load)
+      .function("architecture", &ModelBinding::architecture)
+      .function("nCtx", &ModelBinding::n_ctx)
       .function("build", &ModelBinding::build)
       .function("nVocab", &ModelBinding::n_vocab)
       .function("threads", &ModelBinding::threads)
@@ -615,7 +649,8 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("sample", &ModelBinding::sample)
       .function("accept", &ModelBinding::accept)
       .function("resetSampler", &ModelBinding::reset_sampler)
-      .function("tokenizer", &ModelBinding::tokenizer, emscripten::allow_raw_pointers());
+      .function("tokenizer", &ModelBinding::tokenizer, emscripten::allow_raw_pointers())
+      .function("useTokenizer", &ModelBinding::use_tokenizer, emscripten::allow_raw_pointers());
   emscripten::function("tokenizerFromFile", &tokenizer_from_file_bytes, emscripten::allow_raw_pointers());
   emscripten::function("tokenizerFileFormat", &tokenizer_file_format);
   emscripten::function("typeTable", &type_table);

@@ -47,12 +47,13 @@ void RwkvContext::reset() {
       std::fill_n(&state_[l * layer_state_size() + 4 * size_t(h.n_embd)], h.n_embd, -1e30f);
 }
 
-void RwkvContext::set_state(const float* values, size_t n) {
+void RwkvContext::set_state(const float* values, size_t n, const float* logits) {
   if (n != state_.size())
     fail(ErrorCode::BadFormat, kNoOffset,
          "an RWKV state of " + std::to_string(n) + " floats does not fit this model (" + std::to_string(state_.size()) +
              ")");
   std::copy(values, values + n, state_.begin());
+  if (logits) std::copy(logits, logits + logits_.size(), logits_.begin());
 }
 
 const float* RwkvContext::eval(const int32_t* tokens, int n_tokens) {

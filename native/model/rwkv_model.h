@@ -86,9 +86,10 @@ class RwkvContext {
   const float* logits() const { return logits_.data(); }
   void reset();  // the fresh state
 
-  // The state as floats (state_size() of them), and back.
+  // The state as floats (state_size() of them), and back (with the logits
+  // that go with it, when known).
   const std::vector<float>& state() const { return state_; }
-  void set_state(const float* values, size_t n);
+  void set_state(const float* values, size_t n, const float* logits = nullptr);
   size_t state_size() const { return state_.size(); }
 
  private:

@@ -75,7 +75,27 @@ std::shared_ptr<const RwkvTrie> build_rwkv_trie(const std::vector<std::string>& 
 
 }  // namespace
 
-Tokenizer Tokenizer::from_model_file(const ModelFile& file) { return from_metadata(file.metadata); }
+Tokenizer Tokenizer::from_model_file(const ModelFile& file) {
+  const Metadata& md = file.metadata;
+  if (!md.find("tokenizer.ggml.model") && md.get_string("general.architecture").value_or("") == "rwkv") {
+    if (md.get_uint("rwkv.vocab_size").value_or(0) == 256) return byte_level();
+    fail(ErrorCode::Unsupported, kNoOffset,
+         "this rwkv.cpp file has no vocabulary: load its tokenizer separately (RWKV World: "
+         "rwkv_vocab_v20230424.txt; Pile models: 20B_tokenizer.json)");
+  }
+  return from_metadata(md);
+}
+
+Tokenizer Tokenizer::byte_level() {
+  MetaArray tokens;
+  tokens.elem_type = MetaType::String;
+  for (int b = 0; b < 256; ++b) tokens.strings.push_back(rwkv_escape_token(std::string(1, static_cast<char>(b))));
+  tokens.count = tokens.strings.size();
+  Metadata md;
+  md.add("tokenizer.ggml.model", MetaValue::of_string("rwkv"));
+  md.add("tokenizer.ggml.tokens", MetaValue::of_array(std::move(tokens)));
+  return from_metadata(md);
+}
 
 Tokenizer Tokenizer::from_metadata(const Metadata& md) {
   Tokenizer t;

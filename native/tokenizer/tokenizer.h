@@ -62,7 +62,12 @@ class Tokenizer {
   // Throws Error(Unsupported) for other tokenizer.ggml.model values or an
   // unknown tokenizer.ggml.pre, Error(BadFormat) for inconsistent metadata.
   static Tokenizer from_metadata(const Metadata& metadata);
+  // The file's tokenizer. rwkv.cpp .bin files carry none: a 256-token one
+  // is byte-level (each token one byte, as rwkv.cpp's tiny test models);
+  // others throw Unsupported asking for the vocabulary file.
   static Tokenizer from_model_file(const ModelFile& file);
+  // One token per byte value (ids 0..255), no special tokens.
+  static Tokenizer byte_level();
 
   std::vector<int32_t> encode(std::string_view text, const EncodeOptions& options = {}) const;
   std::string decode(const std::vector<int32_t>& ids, const DecodeOptions& options = {}) const;

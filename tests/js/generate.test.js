@@ -69,7 +69,7 @@ describeWithTestdata('generating text from stories260K', () => {
     const first = await model.complete(PROMPT, { temperature: 0, maxTokens: 8, ignoreEos: true });
     const longer = [...PROMPT, ...first.tokens.slice(0, 7)]; // the context holds PROMPT + 7 evaluated tokens
     const reused = await model.complete(longer, { temperature: 0, maxTokens: 6, ignoreEos: true });
-    expect(reused.cachedPromptTokens).toBe(longer.length - 1);
+    expect(reused.cachedPromptTokens).toBe(longer.length); // the whole context: its last logits are current
     model.reset();
     const fresh = await model.complete(longer, { temperature: 0, maxTokens: 6, ignoreEos: true });
     expect(fresh.cachedPromptTokens).toBe(0);
@@ -87,7 +87,7 @@ describeWithTestdata('generating text from stories260K', () => {
     model.loadState(state);
     expect(model.tokens).toEqual(PROMPT);
     const got = await model.complete(PROMPT, { temperature: 0, maxTokens: 5, ignoreEos: true });
-    expect(got.cachedPromptTokens).toBe(PROMPT.length - 1);
+    expect(got.cachedPromptTokens).toBe(PROMPT.length);
     expect(got.tokens).toEqual(want.tokens);
     const truncated = { ...state, kv: state.kv.subarray(0, state.kv.length - 1) };
     expect(() => model.loadState(truncated)).toThrow(expect.objectContaining({ code: 'TRUNCATED' }));

@@ -90,8 +90,8 @@ describeWithTestdata('running stories260K in wasm', () => {
     }
   });
 
-  test('a model that is not LLaMA, or a full context, is a typed error', async () => {
-    await expect(openModel(testdataPath('rwkv/tiny-rwkv-5v2-730K-FP32.bin'))).rejects.toMatchObject({ code: 'UNSUPPORTED' });
+  test('an architecture other than LLaMA and RWKV, or a full context, is a typed error', async () => {
+    await expect(openModel(testdataPath('tokenizers/llamacpp-vocab/ggml-vocab-gpt-2.gguf'))).rejects.toMatchObject({ code: 'UNSUPPORTED' });
     const model = await openModel(testdataPath(STORIES_GGUF), { contextLength: 4 });
     try {
       expect(() => model.eval(PROMPT)).toThrow(expect.objectContaining({ code: 'TOO_LARGE' }));

@@ -337,6 +337,18 @@ export interface OpenModelOptions extends SourceOptions {
    * the weights + KV cache + 64 MiB cannot fit in the 4 GiB wasm heap. Default true.
    */
   memoryCheck?: boolean;
+  /**
+   * Quantize the float (F32/F16/BF16) matrices to this type as they load,
+   * e.g. 'Q8_0' or 'Q5_1' (as rwkv.cpp's quantizer chooses them: 2-D matrices
+   * but the embedding and the head); the unquantized copy is never held whole.
+   */
+  quantize?: string;
+  /**
+   * A tokenizer file for a model file that has no vocabulary (rwkv.cpp's
+   * .bin: the RWKV World rwkv_vocab_v20230424.txt, or 20B_tokenizer.json for
+   * Pile models): anything openTokenizer() reads.
+   */
+  tokenizer?: unknown;
 }
 
 export interface LoadProgress {
@@ -392,12 +404,14 @@ export interface OpenTokenizerOptions extends InspectOptions {
  */
 export function openTokenizer(input: InspectInput, options?: OpenTokenizerOptions): Promise<Tokenizer>;
 
-/** A loaded LLaMA-architecture model with its KV cache (one sequence). */
+/** A loaded model (LLaMA family with its KV cache, or RWKV with its recurrent state): one sequence. */
 export interface ModelSession {
   /** The model's tokenizer. */
   readonly tokenizer: Tokenizer;
   readonly nVocab: number;
   readonly threads: number;
+  /** 'llama' (the LLaMA family) or 'rwkv'. */
+  readonly architecture: string;
   /** Tokens evaluated since the last reset(). */
   readonly nPast: number;
   /** Evaluates ids after those already seen; returns a copy of the logits after the last one. Throws WasmLMError. */
@@ -416,7 +430,7 @@ export interface ModelSession {
   resetSampler(): void;
   /** Clears the KV cache and the sampler. */
   reset(): void;
-  /** The context length the session was built with. */
+  /** The context length the session was built with; Infinity for RWKV (no limit). */
   readonly contextLength: number;
   /**
    * Streams generated text; the prompt's prefix already in the context (an
@@ -472,7 +486,7 @@ export interface Completion {
   cachedPromptTokens: number;
   /** eos: an end-of-generation token; stop: a stop string; length: maxTokens or a full context; null: aborted. */
   finishReason: 'eos' | 'stop' | 'length' | null;
-  timings: { promptMs: number; decodeMs: number; promptTokensPerSecond: number; decodeTokensPerSecond: number | null };
+  timings: { promptMs: number; decodeMs: number; promptTokensPerSecond: number | null; decodeTokensPerSecond: number | null };
 }
 
 export interface SamplingOptions {

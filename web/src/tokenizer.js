@@ -48,6 +48,11 @@ export class Tokenizer {
     this.#binding = null;
   }
 
+  /** @internal the wasm tokenizer (for ModelSession.useTokenizer) */
+  get binding() {
+    return this.#live();
+  }
+
   #live() {
     if (!this.#binding) throw new WasmLMError('ABORTED', 'the tokenizer was disposed');
     return this.#binding;

@@ -35,7 +35,7 @@ export async function* generate(session, prompt, options = {}) {
     textless = true;
   }
   const t0 = performance.now();
-  session.eval(toEval, { logits: false });
+  if (toEval.length) session.eval(toEval, { logits: false });
   const t1 = performance.now();
 
   const tokens = [];
@@ -76,7 +76,7 @@ export async function* generate(session, prompt, options = {}) {
     text, tokens, promptTokens: promptIds.length, cachedPromptTokens: promptIds.length - toEval.length, finishReason,
     timings: {
       promptMs: t1 - t0, decodeMs: t2 - t1,
-      promptTokensPerSecond: toEval.length / ((t1 - t0) / 1000),
+      promptTokensPerSecond: toEval.length ? toEval.length / ((t1 - t0) / 1000) : null,
       decodeTokensPerSecond: decoded > 0 ? decoded / ((t2 - t1) / 1000) : null,
     },
   };

@@ -6,7 +6,7 @@ import { WasmLMError, throwIfAborted, throwIfBindingError } from '../errors.js';
 import { loadWasmModule } from '../wasm/load-module.js';
 import { openModelBytes } from './model-bytes.js';
 import { ProgressReporter, streamIntoModel } from './stream-load.js';
-import { Tokenizer } from '../tokenizer.js';
+import { Tokenizer, openTokenizer } from '../tokenizer.js';
 import { pushBytes } from '../wasm/push-bytes.js';
 import { complete, generate } from './generate.js';
 import { summarizeModel } from '../model-summary.js';
@@ -16,11 +16,14 @@ import { decodeMetadata } from '../parse/metadata-values.js';
  * @param {unknown} input URL, path, Blob, bytes or stream (as inspect())
  * @param {{threads?: number, contextLength?: number, kvCache?: 'f16'|'f32', signal?: AbortSignal, fetch?: typeof fetch,
  *   onProgress?: (event: {loaded: number, total: number|null, bytesPerSecond: number, phase: 'download'|'build'|'ready'}) => void,
- *   retries?: number, retryDelay?: number, cache?: boolean, memoryCheck?: boolean}} [options]
+ *   retries?: number, retryDelay?: number, cache?: boolean, memoryCheck?: boolean, quantize?: string}} [options]
+ *   quantize: quantize float matrices to this type (e.g. 'Q8_0', 'Q5_1') as they load, as rwkv.cpp's quantizer does
+ *   tokenizer: a tokenizer file for a model file without a vocabulary (rwkv.cpp's: the RWKV World
+ *     rwkv_vocab_v20230424.txt, or 20B_tokenizer.json), anything openTokenizer() reads
  */
 export async function openModel(input, {
   threads = 1, contextLength = 512, kvCache = 'f16', signal, fetch, onProgress,
-  retries = 3, retryDelay = 200, cache = false, memoryCheck = true,
+  retries = 3, retryDelay = 200, cache = false, memoryCheck = true, quantize, tokenizer,
 } = {}) {
   if (kvCache !== 'f16' && kvCache !== 'f32') throw new TypeError("kvCache must be 'f16' or 'f32'");
   throwIfAborted(signal);
@@ -31,10 +34,19 @@ export async function openModel(input, {
   try {
     throwIfAborted(signal);
     model = new wasm.Model(bytes.size ?? 0);
+    if (quantize) throwIfBindingError(model.quantizeOnLoad(String(quantize)));
     const progress = new ProgressReporter(onProgress, bytes);
     await streamIntoModel(wasm, model, bytes, { signal, progress, contextLength, kvCache, memoryCheck });
     progress.emit('build', { final: true });
     throwIfBindingError(model.build(contextLength, Math.max(1, Math.floor(threads)), kvCache === 'f16'));
+    if (tokenizer !== undefined && tokenizer !== null) {
+      const own = await openTokenizer(tokenizer, { signal, fetch, wasm });
+      try {
+        throwIfBindingError(model.useTokenizer(own.binding));
+      } finally {
+        own.dispose();
+      }
+    }
     throwIfAborted(signal);
     progress.emit('ready', { final: true });
   } catch (error) {
@@ -42,22 +54,22 @@ export async function openModel(input, {
     await bytes.close().catch(() => {});
     throw error;
   }
-  return new ModelSession(wasm, model, contextLength);
+  return new ModelSession(wasm, model);
 }
 
 class ModelSession {
   #wasm;
   #model;
   #tokenizer = null;
-  #contextLength;
   #tokens = []; // the ids in the context
 
-  constructor(wasm, model, contextLength) {
+  constructor(wasm, model) {
     this.#wasm = wasm;
     this.#model = model;
-    this.#contextLength = contextLength;
     this.nVocab = model.nVocab();
     this.threads = model.threads();
+    /** 'llama' (the LLaMA family) or 'rwkv'. */
+    this.architecture = model.architecture();
   }
 
   /** The model's tokenizer (created on first use). */
@@ -97,15 +109,23 @@ class ModelSession {
   }
 
   /**
-   * Keeps the longest prefix of the context that `ids` starts with (at most
-   * ids.length - 1 tokens, so the last one is evaluated again for its
-   * logits) and returns the ids still to evaluate.
+   * Keeps the longest prefix of the context that `ids` starts with and
+   * returns the ids still to evaluate: none if `ids` is the context, else
+   * at least the last one (for its logits). A model that cannot go back
+   * (RWKV) starts over when `ids` leaves its context.
    */
   rewindTo(ids) {
     let keep = 0;
-    const max = Math.min(this.#tokens.length, ids.length - 1);
+    const max = Math.min(this.#tokens.length, ids.length);
     while (keep < max && this.#tokens[keep] === ids[keep]) ++keep;
-    this.#model.truncate(keep);
+    // The whole context, and nothing more: its last logits are the ones wanted.
+    if (keep === ids.length && keep === this.#tokens.length) return [];
+    keep = Math.min(keep, ids.length - 1);
+    if (!this.#model.truncate(keep)) {
+      // A recurrent model (RWKV) cannot forget the end of its context: start over.
+      this.reset();
+      keep = 0;
+    }
     this.#tokens.length = keep;
     return ids.slice(keep);
   }
@@ -162,9 +182,9 @@ class ModelSession {
     };
   }
 
-  /** The context length the session was built with (tokens). */
+  /** The context length the session was built with (tokens); Infinity for RWKV, which has no limit. */
   get contextLength() {
-    return this.#contextLength;
+    return this.#model.nCtx() || Infinity;
   }
 
   /**

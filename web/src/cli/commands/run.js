@@ -1,4 +1,4 @@
-// wasmlm run FILE (--prompt T | --prompt-ids 1,2,3) [--n 32] [--temp 0 --top-k ... --seed ...] [--threads N] [--ctx N] [--logits OUT.f32] [--json]
+// wasmlm run FILE (--prompt T | --prompt-ids 1,2,3) [--n 32] [--temp 0 --top-k ... --seed ...] [--threads N] [--ctx N] [--quantize TYPE] [--logits OUT.f32] [--json]
 import fs from 'node:fs/promises';
 import { openModel } from '../../model/open-model.js';
 import { parseCommandArgs } from '../command-args.js';
@@ -8,9 +8,11 @@ import { UsageError } from '../usage-error.js';
 export const summary = 'Run a model on prompt token ids and continue greedily';
 
 export const usage = `Usage: wasmlm run FILE (--prompt T | --prompt-ids 1,2,3) [--n 32] [--temp 0 --top-k ... --seed ...]
-                  [--stop S]... [--ignore-eos] [--threads N] [--ctx N] [--logits OUT.f32] [--json]
+                  [--stop S]... [--ignore-eos] [--threads N] [--ctx N] [--quantize TYPE] [--tokenizer FILE]
+                  [--logits OUT.f32] [--json]
 
-Evaluates the prompt (LLaMA-architecture GGUF) and generates up to --n tokens:
+Evaluates the prompt (a LLaMA-family GGUF, or an RWKV v4-v7 rwkv.cpp .bin)
+and generates up to --n tokens:
 greedily with --temp 0 (the default), else with llama.cpp's sampler chain.
 Generation ends early at the model's end-of-generation token (EOS, EOT...)
 or a --stop string. --logits writes the float32 logits after the last prompt
@@ -28,7 +30,9 @@ Options:
   --ignore-eos        go on past end-of-generation tokens
   --threads N         threads (pthreads build when > 1; default 1)
   --kv f16|f32        KV cache type (default f16, as llama.cpp)
-  --ctx N             context length (default: prompt + n)
+  --ctx N             context length (default: prompt + n; RWKV has no limit)
+  --quantize TYPE     quantize float matrices on load (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, ...)
+  --tokenizer FILE    a tokenizer file for a model without a vocabulary (RWKV World .txt, tokenizer.json)
   --logits FILE       write the logits after the prompt
   --json              print {prompt_ids, ids, text, timings} as JSON
   -h, --help`;
@@ -66,7 +70,7 @@ export async function run(args, { stdout }) {
     usage, positionals: 1, expected: 'run takes exactly one FILE',
     options: { temp: { type: 'string' }, 'top-k': { type: 'string' }, 'top-p': { type: 'string' }, 'min-p': { type: 'string' },
       'repeat-penalty': { type: 'string' }, 'presence-penalty': { type: 'string' }, 'frequency-penalty': { type: 'string' },
-      'penalty-last-n': { type: 'string' }, seed: { type: 'string' }, stop: { type: 'string', multiple: true }, 'ignore-eos': { type: 'boolean' }, kv: { type: 'string' }, prompt: { type: 'string' }, 'prompt-ids': { type: 'string' }, n: { type: 'string' }, threads: { type: 'string' }, ctx: { type: 'string' }, logits: { type: 'string' } },
+      'penalty-last-n': { type: 'string' }, seed: { type: 'string' }, stop: { type: 'string', multiple: true }, 'ignore-eos': { type: 'boolean' }, kv: { type: 'string' }, prompt: { type: 'string' }, 'prompt-ids': { type: 'string' }, n: { type: 'string' }, threads: { type: 'string' }, ctx: { type: 'string' }, logits: { type: 'string' }, quantize: { type: 'string' }, tokenizer: { type: 'string' } },
   }, stdout);
   if (!parsed) return 0;
   const { values, positionals: [file] } = parsed;
@@ -79,7 +83,9 @@ export async function run(args, { stdout }) {
   // The context is sized once the prompt length is known; the weights load first.
   const kvCache = values.kv ?? 'f16';
   if (kvCache !== 'f16' && kvCache !== 'f32') throw new UsageError('--kv expects f16 or f32', usage);
-  const model = await openModel(file, { threads, kvCache, contextLength: integer('--ctx', values.ctx ?? '2048', 1) });
+  const model = await openModel(file, {
+    threads, kvCache, contextLength: integer('--ctx', values.ctx ?? '2048', 1), quantize: values.quantize, tokenizer: values.tokenizer,
+  });
   try {
     const promptIds = values.prompt !== undefined
       ? model.tokenizer.encode(values.prompt)

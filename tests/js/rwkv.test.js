@@ -92,4 +92,24 @@ describeWithTestdata('RWKV in wasm', () => {
       await lm.dispose();
     }
   }, 30000);
+
+  test('a model without a vocabulary takes a tokenizer file (tokenizer option); one too large for it is refused', async () => {
+    // A fixture: the World vocabulary's first 255 tokens (ids 1..255, the bytes 0x00..0xFE), which fit the 256-token model.
+    const lines = fs.readFileSync(testdataPath('tokenizers/rwkv-world/rwkv_vocab_v20230424.txt'), 'utf8').split('\n');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmlm-'));
+    const small = path.join(dir, 'vocab-255.txt');
+    fs.writeFileSync(small, `${lines.slice(0, 255).join('\n')}\n`);
+    const model = await openModel(testdataPath('rwkv/tiny-rwkv-4v0-660K-FP16.bin'), { tokenizer: small });
+    try {
+      expect(model.tokenizer.nVocab).toBe(256);
+      expect(model.tokenizer.encode('Hi')).toEqual([0x48 + 1, 0x69 + 1]);
+      const result = await model.complete('Hi', { maxTokens: 4, temperature: 0, ignoreEos: true });
+      expect(result.text).toBe(model.tokenizer.decode(result.tokens));
+    } finally {
+      model.dispose();
+    }
+    await expect(openModel(testdataPath('rwkv/tiny-rwkv-4v0-660K-FP16.bin'), {
+      tokenizer: testdataPath('tokenizers/rwkv-world/rwkv_vocab_v20230424.txt'),
+    })).rejects.toMatchObject({ code: 'BAD_FORMAT', message: expect.stringMatching(/tokenizer has 65530 tokens, the model only 256/) });
+  });
 });

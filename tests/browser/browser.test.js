@@ -146,6 +146,29 @@ describeWithChromium('in Chromium', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'demo.png'), fullPage: true });
   }, TIMEOUT);
 
+  test('the demo page runs a tiny RWKV file end to end (the same greedy text as the engine in Node)', async () => {
+    const file = 'rwkv/tiny-rwkv-7v0-834K-FP32.bin';
+    const { openModel, releaseWasmModules } = await import('../../web/src/index.js');
+    const model = await openModel(testdataPath(file));
+    const expected = await model.complete('in', { temperature: 0, maxTokens: 24, ignoreEos: true });
+    model.dispose();
+    await releaseWasmModules();
+    await page.goto(`${isolated.url}/web/pages/demo.html`);
+    await page.waitForFunction(() => document.querySelector('#url').value !== '');
+    await page.fill('#url', `/testdata/${file}`);
+    await page.click('#load');
+    await page.waitForFunction(() => document.querySelector('#status').textContent === 'Ready.', null, { timeout: TIMEOUT });
+    expect(await page.textContent('#model-info')).toMatch(/rwkv/i);
+    await page.click('#settings summary');
+    await page.fill('#temperature', '0');
+    await page.fill('#max-tokens', '24');
+    await page.fill('#prompt', 'in');
+    await page.click('#generate');
+    await page.waitForFunction(() => document.querySelector('#speed').textContent.includes('generated'), null, { timeout: TIMEOUT });
+    expect(expected.text.length).toBeGreaterThan(0);
+    expect(await page.textContent('#output')).toBe(`in${expected.text}`);
+  }, TIMEOUT);
+
   test('a URL on a server without Range support is streamed instead', async () => {
     await page.goto(`${noRange.url}/tests/browser/fixtures/blank.html`);
     const report = await probe(page, { threads: 1, url: `/testdata/${RWKV_5V2_FP32}` });

@@ -94,6 +94,38 @@ describeWithTestdata('loadModel errors', () => {
   });
 });
 
+describeWithTestdata('a crashed worker', () => {
+  const options = { temperature: 0, maxTokens: 12, ignoreEos: true };
+
+  test('is replaced: the request in flight fails, the model loads again from its path, the next request works', async () => {
+    const lm = await loadModel(testdataPath(STORIES_GGUF), { contextLength: 64, threads: 1 });
+    try {
+      const before = await lm.complete('Once upon a time', options);
+      const inFlight = lm.complete('Once upon a time', { ...options, maxTokens: 40 });
+      await expect(lm._request('_trap', {})).rejects.toMatchObject({ code: 'INTERNAL', message: expect.stringMatching(/wasm instance crashed/) });
+      await inFlight.catch(() => {}); // finished first or failed with the crash: either is fine
+      const after = await lm.complete('Once upon a time', options);
+      expect(after.tokens).toEqual(before.tokens);
+      expect(lm.restarts).toBe(1);
+    } finally {
+      await lm.dispose();
+    }
+  }, 30000);
+
+  test('whose model came from handed-over bytes says to load it again', async () => {
+    const lm = await loadModel(fs.readFileSync(testdataPath(STORIES_GGUF)), { contextLength: 64, threads: 1 });
+    try {
+      await expect(lm._request('_trap', {})).rejects.toMatchObject({ code: 'INTERNAL' });
+      await expect(lm.complete('Once', options)).rejects.toMatchObject({
+        name: 'WasmLMError', code: 'INTERNAL', message: expect.stringMatching(/call loadModel\(\) again/),
+      });
+      expect(lm.restarts).toBe(0);
+    } finally {
+      await lm.dispose();
+    }
+  }, 30000);
+});
+
 describeWithTestdata('chat templates', () => {
   test('Phi-3\'s template (from its GGUF vocabulary) renders the Phi-3 chat format', async () => {
     const { metadata } = await inspect(testdataPath('tokenizers/llamacpp-vocab/ggml-vocab-phi-3.gguf'));

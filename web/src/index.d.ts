@@ -554,6 +554,13 @@ export interface LanguageModelInfo {
 /** A model running in its own Web Worker (worker_thread in Node). Every method crosses to the worker. */
 export declare class LanguageModel {
   readonly info: LanguageModelInfo;
+  /**
+   * How many times a crashed worker (a wasm trap) was replaced: the request
+   * in flight fails with INTERNAL, a new worker loads the model again from its
+   * path, URL or Blob, and later requests go there. A model loaded from
+   * bytes cannot be reloaded: later requests fail, asking for loadModel() again.
+   */
+  readonly restarts: number;
   tokenize(text: string, options?: { addBos?: boolean; parseSpecial?: boolean }): Promise<number[]>;
   detokenize(ids: ArrayLike<number>, options?: { renderSpecial?: boolean }): Promise<string>;
   /** Streams text pieces; breaking out of the loop or aborting the signal stops the worker's generation. */

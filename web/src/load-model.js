@@ -13,18 +13,17 @@ const isNode = typeof process === 'object' && process.versions?.node != null && 
 export async function loadModel(source, { threads = 'auto', contextLength = 2048, kvCache = 'f16', onProgress, signal, ...rest } = {}) {
   throwIfAborted(signal);
   const port = await startWorker();
-  const lm = new LanguageModel(port);
   const transfer = [];
   let payload = source instanceof URL ? source.href : source;
   if (ArrayBuffer.isView(payload)) { // a copy the worker owns (Buffer#slice would not copy)
     payload = new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength).slice().buffer;
   }
   if (payload instanceof ArrayBuffer) transfer.push(payload);
+  const options = { ...rest, threads: resolveThreads(threads), contextLength, kvCache };
+  // A path, URL or Blob can be read again if the worker has to be restarted; transferred bytes cannot.
+  const lm = new LanguageModel(port, transfer.length ? null : { source: payload, options });
   try {
-    lm.info = await lm._request('load', {
-      source: payload,
-      options: { ...rest, threads: resolveThreads(threads), contextLength, kvCache },
-    }, { signal, onProgress, transfer });
+    lm.info = await lm._request('load', { source: payload, options }, { signal, onProgress, transfer });
   } catch (error) {
     await port.terminate();
     throw error;
@@ -36,17 +35,19 @@ export class LanguageModel {
   #port;
   #nextId = 1;
   #pending = new Map(); // id -> {resolve, reject, onPiece, onProgress}
+  #reload; // {source, options} to load the model again in a new worker; null if it cannot be
+  #restarting = null; // a promise while a new worker loads the model
+  #failure = null; // set when the worker crashed and could not be replaced
+  #disposed = false;
 
   /** What loaded: architecture, tokenizer, sizes, chat template, threads, build, memory. */
   info = null;
+  /** How many times a crashed worker was replaced (the model loaded again from its source). */
+  restarts = 0;
 
-  constructor(port) {
-    this.#port = port;
-    port.onMessage((message) => this.#receive(message));
-    port.onError((error) => {
-      for (const p of this.#pending.values()) p.reject(new WasmLMError('INTERNAL', `the model worker failed: ${error.message ?? error}`));
-      this.#pending.clear();
-    });
+  constructor(port, reload = null) {
+    this.#reload = reload;
+    this.#attach(port);
   }
 
   /** Text -> token ids with the model's vocabulary. */
@@ -91,15 +92,56 @@ export class LanguageModel {
 
   /** Frees the model and ends the worker. */
   async dispose() {
+    this.#disposed = true;
     try {
-      await this._request('dispose', {});
+      if (!this.#failure) await this._request('dispose', {});
     } finally {
       await this.#port.terminate();
     }
   }
 
-  /** @internal */
-  _request(op, args, { signal, onProgress, onPiece, transfer } = {}) {
+  /** @internal: requests wait while a crashed worker is replaced, and fail once it cannot be. */
+  _request(op, args, options) {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#restarting) return this.#restarting.then(() => this._request(op, args, options));
+    return this.#send(op, args, options);
+  }
+
+  #attach(port) {
+    this.#port = port;
+    port.onMessage((message) => { if (this.#port === port) this.#receive(message); });
+    port.onError((error) => {
+      if (this.#port === port) this.#crashed(new WasmLMError('INTERNAL', `the model worker failed: ${error?.message ?? error}`));
+    });
+  }
+
+  // The worker is gone (or its wasm instance unusable): every request in
+  // flight fails with `error`; a new worker loads the model again from its
+  // source, and later requests go there.
+  #crashed(error) {
+    if (this.#restarting || this.#failure) return;
+    for (const p of this.#pending.values()) p.reject(error);
+    this.#pending.clear();
+    const old = this.#port;
+    Promise.resolve(old.terminate()).catch(() => {});
+    if (this.#disposed) return;
+    if (!this.#reload) {
+      this.#failure = new WasmLMError('INTERNAL', `${error.message}; the model came from bytes that were handed over, `
+        + 'so it cannot be loaded again: call loadModel() again');
+      return;
+    }
+    this.#restarting = (async () => {
+      const port = await startWorker();
+      this.#attach(port);
+      this.info = await this.#send('load', this.#reload);
+      this.restarts += 1;
+    })().then(() => { this.#restarting = null; }, (cause) => {
+      this.#restarting = null;
+      this.#failure = new WasmLMError('INTERNAL', `the model worker crashed and could not be restarted: ${cause?.message ?? cause}`);
+    });
+  }
+
+  #send(op, args, { signal, onProgress, onPiece, transfer } = {}) {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       const abort = () => this.#port.post({ id: this.#nextId++, op: 'abort', args: { target: id } });
@@ -159,8 +201,13 @@ export class LanguageModel {
     else if (type === 'piece') p.onPiece?.(piece);
     else {
       this.#pending.delete(id);
-      if (type === 'result') p.resolve(result);
-      else p.reject(new WasmLMError(error.code, error.message, { offset: error.offset }));
+      if (type === 'result') {
+        p.resolve(result);
+      } else {
+        const failure = new WasmLMError(error.code, error.message, { offset: error.offset });
+        p.reject(failure);
+        if (error.fatal) this.#crashed(failure);
+      }
     }
   }
 }
@@ -185,11 +232,15 @@ async function startWorker() {
   if (isNode) {
     const { Worker } = await import('node:worker_threads');
     const worker = new Worker(url);
+    let terminating = false;
     return {
       post: (message, transfer) => worker.postMessage(message, transfer),
       onMessage: (f) => worker.on('message', f),
-      onError: (f) => worker.on('error', f),
-      terminate: () => worker.terminate(),
+      onError: (f) => {
+        worker.on('error', f);
+        worker.on('exit', (code) => { if (!terminating) f(new Error(`the worker exited (code ${code})`)); });
+      },
+      terminate: () => { terminating = true; return worker.terminate(); },
     };
   }
   const worker = new Worker(url, { type: 'module' });

@@ -62,6 +62,10 @@ const ops = {
     session = null;
     return null;
   },
+  // For the tests of the crash path: what a wasm trap looks like from here.
+  _trap() {
+    throw new WebAssembly.RuntimeError('unreachable executed (test trap)');
+  },
 };
 
 async function stream(iterator, { id }) {
@@ -113,7 +117,15 @@ async function handle(message) {
     const result = await ops[op](args ?? {}, { id, signal: controller.signal });
     post({ id, type: 'result', result });
   } catch (error) {
-    post({ id, type: 'error', error: serializeError(error) });
+    const serialized = serializeError(error);
+    post({ id, type: 'error', error: serialized });
+    // A trap or an abort leaves the wasm instance unusable: end this worker
+    // (the page side starts a new one and loads the model again).
+    if (serialized.fatal) {
+      session = null;
+      if (isNode) process.exit(1);
+      else self.close();
+    }
   } finally {
     running.delete(id);
   }
@@ -121,7 +133,9 @@ async function handle(message) {
 
 function serializeError(error) {
   if (error instanceof WasmLMError) return { code: error.code, message: error.message, offset: error.offset };
-  return { code: 'INTERNAL', message: String(error?.message ?? error), offset: null };
+  const message = String(error?.message ?? error);
+  const fatal = error instanceof WebAssembly.RuntimeError || /Aborted\(|program has already aborted/.test(message);
+  return { code: 'INTERNAL', message: fatal ? `the model's wasm instance crashed: ${message}` : message, offset: null, fatal };
 }
 
 if (isNode) port.on('message', handle);

@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "core/ggml_type.h"
+#include "format/gguf_split.h"
 #include "format/incremental_parser.h"
 #include "model/rwkv_model.h"
 #include "model/sequence_model.h"
@@ -289,7 +290,7 @@ class ParserFeed {
   explicit ParserFeed(double file_size) : parser_(static_cast<uint64_t>(file_size)) {}
 
   val need() const {
-    IncrementalParser::Need n = parser_.need();
+    IncrementalParser::Need n = current().need();
     val out = val::object();
     out.set("phase", std::string(phase_name(n.phase)));
     out.set("offset", static_cast<double>(n.offset));
@@ -306,18 +307,21 @@ class ParserFeed {
   val push(size_t n) {
     return guarded([&] {
       if (n > staging_.size()) fail(ErrorCode::Internal, kNoOffset, "push larger than the staging buffer");
-      parser_.push(staging_.data(), n);
+      current().push(staging_.data(), n);
     });
   }
-  val finish() { return guarded([&] { parser_.finish(); }); }
-  bool done() const { return parser_.done(); }
-  bool directory_complete() const { return parser_.directory_complete(); }
+  val finish() { return guarded([&] { current().finish(); }); }
+  bool done() const { return current().done(); }
+  bool directory_complete() const { return current().directory_complete(); }
   // The directory read so far (complete once directory_complete()).
   val describe() const { return describe_file(file()); }
   virtual ~ParserFeed() = default;
 
  protected:
-  virtual const ModelFile& file() const { return parser_.file(); }
+  virtual const ModelFile& file() const { return current().file(); }
+  // The parser bytes go to (a split model's loader has one per shard).
+  virtual IncrementalParser& current() { return parser_; }
+  virtual const IncrementalParser& current() const { return parser_; }
   IncrementalParser parser_;
   std::vector<uint8_t> staging_;
 };
@@ -393,11 +397,31 @@ class ModelBinding : public ParserFeed {
   std::string architecture() const { return context_ ? context_->architecture() : std::string(); }
   uint32_t n_ctx() const { return context_ ? context_->n_ctx() : 0; }
 
-  // After the whole file is in: builds the model and a context of n_ctx tokens.
+  // A split GGUF: once a shard has been read, the next one (of file_size
+  // bytes) goes through its own parser into the same weight store.
+  val begin_shard(double file_size) {
+    return guarded([&] {
+      if (!current().done()) fail(ErrorCode::Internal, kNoOffset, "beginShard before the previous shard was read");
+      shard_files_.push_back(current().take_file());
+      shard_sinks_.push_back(std::make_unique<ShardSink>(store_, shard_files_.size() << 24));
+      shard_parsers_.push_back(std::make_unique<IncrementalParser>(static_cast<uint64_t>(file_size)));
+      shard_parsers_.back()->set_sink(shard_sinks_.back().get());
+    });
+  }
+
+  // After the whole file (every shard) is in: builds the model and a context of n_ctx tokens.
   val build(uint32_t n_ctx, int n_threads, bool kv_f16) {
     return guarded([&] {
       std::vector<uint8_t>().swap(staging_);
-      file_ = parser_.take_file();
+      ModelFile last = current().take_file();
+      const auto split = gguf_split_info(shard_files_.empty() ? last : shard_files_.front());
+      if (!shard_files_.empty() || (split && split->count > 1)) {
+        shard_files_.push_back(std::move(last));
+        file_ = merge_split_files(std::move(shard_files_));
+      } else {
+        file_ = std::move(last);
+      }
+      shard_parsers_.clear();
       taken_ = true;
       pool_ = std::make_unique<ThreadPool>(n_threads);
       SequenceOptions options;
@@ -522,7 +546,26 @@ class ModelBinding : public ParserFeed {
   const float* logits_ = nullptr;
   std::unique_ptr<Sampler> sampler_;
   // build() takes the directory from the parser.
-  const ModelFile& file() const override { return taken_ ? file_ : parser_.file(); }
+  const ModelFile& file() const override { return taken_ ? file_ : current().file(); }
+  IncrementalParser& current() override { return shard_parsers_.empty() ? parser_ : *shard_parsers_.back(); }
+  const IncrementalParser& current() const override {
+    return shard_parsers_.empty() ? parser_ : *shard_parsers_.back();
+  }
+  // Tensor i of shard k reaches the store as tensor k << 24 + i.
+  class ShardSink final : public TensorSink {
+   public:
+    ShardSink(TensorSink& inner, size_t base) : inner_(inner), base_(base) {}
+    void tensor_bytes(size_t index, const TensorInfo& info, uint64_t offset, const uint8_t* data, size_t n) override {
+      inner_.tensor_bytes(base_ + index, info, offset, data, n);
+    }
+
+   private:
+    TensorSink& inner_;
+    size_t base_;
+  };
+  std::vector<ModelFile> shard_files_;  // the shards read before the current one
+  std::vector<std::unique_ptr<ShardSink>> shard_sinks_;
+  std::vector<std::unique_ptr<IncrementalParser>> shard_parsers_;
   bool taken_ = false;
   std::unique_ptr<Tokenizer> tokenizer_;  // for generated text
   std::unique_ptr<GenerationText> text_;
@@ -630,6 +673,7 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("weightBytes", &ModelBinding::weight_bytes)
       .function("kvCacheBytes", &ModelBinding::kv_cache_bytes)
       .function("quantizeOnLoad", &ModelBinding::quantize_on_load)
+      .function("beginShard", &ModelBinding::begin_shard)
       .function("architecture", &ModelBinding::architecture)
       .function("nCtx", &ModelBinding::n_ctx)
       .function("build", &ModelBinding::build)

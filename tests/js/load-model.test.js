@@ -9,6 +9,7 @@ import path from 'node:path';
 import { clearCache, loadWasmModule, openModel, releaseWasmModules } from '../../web/src/index.js';
 import { startServer } from '../../scripts/serve.js';
 import { countingFetch } from './helpers/serve.js';
+import { splitGguf } from './helpers/gguf-split.js';
 import { describeWithTestdata, HAVE_TESTDATA, REPO_ROOT, STORIES_GGUF, TESTDATA, testdataPath } from './helpers/testdata.js';
 import { ensureModel } from '../bench/llama/gen-model.js';
 
@@ -209,11 +210,21 @@ describeWithTestdata('openModel loading', () => {
     await expect(openModel(file, { contextLength: 2 ** 24, memoryCheck: false })).rejects.toMatchObject({ name: 'WasmLMError' });
   }, 30000);
 
-  test('split GGUF shards are refused with UNSUPPORTED (one pass cannot load them yet)', async () => {
-    await expect(openModel([`${server.url}/a-00001-of-00002.gguf`, `${server.url}/a-00002-of-00002.gguf`]))
-      .rejects.toMatchObject({ name: 'WasmLMError', code: 'UNSUPPORTED' });
-    await expect(openModel(splitShardHeader())).rejects.toMatchObject({ code: 'UNSUPPORTED', message: expect.stringMatching(/shard 1 of/) });
-    expect(requests).toEqual([]);
+  test('a split GGUF loads from its shards (paths in any order, URLs, Files) and gives the same logits', async () => {
+    const shards = splitGguf(fs.readFileSync(file), [20, 28]); // stories260K has 48 tensors
+    const names = shards.map((_, k) => `stories-0000${k + 1}-of-00002.gguf`);
+    shards.forEach((b, k) => fs.writeFileSync(path.join(tmp, names[k]), b));
+    const paths = names.map((n) => path.join(tmp, n));
+    const events = [];
+    expect(await logitsOf([paths[1], paths[0]], { onProgress: (e) => events.push(e) })).toEqual(reference);
+    expect(events.at(-1)).toMatchObject({ phase: 'ready', loaded: shards[0].length + shards[1].length, total: shards[0].length + shards[1].length });
+    expect(await logitsOf(names.map((n) => `${files.url}/${n}`))).toEqual(reference);
+    expect(await logitsOf(shards.map((b, k) => new File([b], names[k])))).toEqual(reference);
+    // One shard alone, or a shard missing or repeated: typed errors.
+    await expect(openModel(paths[0])).rejects.toMatchObject({ code: 'BAD_FORMAT', message: expect.stringMatching(/shard 1 of a split GGUF of 2 shards: pass all 2/) });
+    await expect(openModel(splitShardHeader())).rejects.toMatchObject({ code: 'BAD_FORMAT', message: expect.stringMatching(/shard 1 of/) });
+    await expect(openModel([paths[0], paths[0]])).rejects.toMatchObject({ name: 'WasmLMError', code: 'BAD_FORMAT' });
+    await expect(openModel([paths[0], file])).rejects.toMatchObject({ name: 'WasmLMError', code: 'BAD_FORMAT' });
   });
 
   describe('with the Cache API', () => {

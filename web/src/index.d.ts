@@ -511,8 +511,10 @@ export interface SamplingOptions {
  * reads: the JS heap holds a few MB of the file at most. Runs in the calling
  * thread: use it from a Worker in browsers. Rejects with a WasmLMError
  * (ABORTED when `signal` aborts; the partly loaded model is freed).
+ * A split GGUF (llama.cpp's gguf-split: "-00001-of-0000N.gguf") is an array
+ * of all its shards, read one after the other (ordered by their names).
  */
-export function openModel(input: InspectInput, options?: OpenModelOptions): Promise<ModelSession>;
+export function openModel(input: InspectInput | InspectInput[], options?: OpenModelOptions): Promise<ModelSession>;
 
 export function summarizeModel(
   file: Omit<RawModelDirectory, 'metadata' | 'fileSize'> & { metadata: Record<string, MetadataValue>; fileSize: number | null },
@@ -580,4 +582,7 @@ export declare class LanguageModel {
  * Loads a model into a new Web Worker (a worker_thread in Node): streaming,
  * with progress and abort as openModel(). Rejects with a WasmLMError.
  */
-export function loadModel(source: string | URL | Blob | ArrayBuffer | ArrayBufferView, options?: LoadModelOptions): Promise<LanguageModel>;
+export function loadModel(
+  source: string | URL | Blob | ArrayBuffer | ArrayBufferView | Array<string | URL | Blob>,
+  options?: LoadModelOptions,
+): Promise<LanguageModel>;

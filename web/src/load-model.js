@@ -7,14 +7,15 @@ const isNode = typeof process === 'object' && process.versions?.node != null && 
   && typeof self === 'undefined';
 
 /**
- * @param {string|URL|Blob|ArrayBuffer|ArrayBufferView} source
+ * @param {string|URL|Blob|ArrayBuffer|ArrayBufferView|Array<string|URL|Blob>} source a model file, or a split GGUF's shards
  * @param {{threads?: number|'auto', contextLength?: number, kvCache?: 'f16'|'f32', onProgress?: Function, signal?: AbortSignal}} [options]
  */
 export async function loadModel(source, { threads = 'auto', contextLength = 2048, kvCache = 'f16', onProgress, signal, ...rest } = {}) {
   throwIfAborted(signal);
   const port = await startWorker();
   const transfer = [];
-  let payload = source instanceof URL ? source.href : source;
+  const plain = (x) => (x instanceof URL ? x.href : x); // URL objects do not cross to a worker
+  let payload = Array.isArray(source) ? source.map(plain) : plain(source);
   if (ArrayBuffer.isView(payload)) { // a copy the worker owns (Buffer#slice would not copy)
     payload = new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength).slice().buffer;
   }

@@ -20,8 +20,7 @@ const WINDOWS_DRIVE = /^[a-z]:[\\/]/i;
 export async function openModelBytes(input, options = {}) {
   if (Array.isArray(input)) {
     if (input.length === 1) return openModelBytes(input[0], options);
-    throw new WasmLMError('UNSUPPORTED', `openModel cannot load a split GGUF (${input.length} shards) yet: `
-      + 'merge the shards with llama.cpp\'s gguf-split --merge (inspect() reads each shard)');
+    throw new WasmLMError('INTERNAL', 'openModelBytes reads one file; openModel reads the shards of a split GGUF one by one');
   }
   if (typeof Blob === 'function' && input instanceof Blob) return blobChunks(input);
   if (isArrayBuffer(input) || ArrayBuffer.isView(input)) return memoryChunks(input);
@@ -159,4 +158,19 @@ function sourceChunks(source) {
 function isArrayBuffer(value) {
   const tag = Object.prototype.toString.call(value);
   return tag === '[object ArrayBuffer]' || tag === '[object SharedArrayBuffer]';
+}
+
+const SHARD_NAME = /-(\d{5})-of-(\d{5})\.gguf$/i;
+
+/**
+ * The shards of a split GGUF in order (by their "-0000k-of-0000N.gguf"
+ * names when every one has such a name: a path, URL or File), else as given.
+ * @param {unknown[]} inputs
+ */
+export function orderShards(inputs) {
+  const nameOf = (x) => (typeof x === 'string' || Object.prototype.toString.call(x) === '[object URL]' ? String(x).split(/[?#]/)[0]
+    : typeof x?.name === 'string' ? x.name : null);
+  const numbered = inputs.map((x) => ({ x, m: SHARD_NAME.exec(nameOf(x) ?? '') }));
+  if (numbered.some(({ m }) => !m)) return inputs.slice();
+  return numbered.sort((a, b) => Number(a.m[1]) - Number(b.m[1])).map(({ x }) => x);
 }

@@ -4,7 +4,7 @@
 // call it from a Worker in browsers.
 import { WasmLMError, throwIfAborted, throwIfBindingError } from '../errors.js';
 import { loadWasmModule } from '../wasm/load-module.js';
-import { openModelBytes } from './model-bytes.js';
+import { openModelBytes, orderShards } from './model-bytes.js';
 import { ProgressReporter, streamIntoModel } from './stream-load.js';
 import { Tokenizer, openTokenizer } from '../tokenizer.js';
 import { pushBytes } from '../wasm/push-bytes.js';
@@ -13,7 +13,7 @@ import { summarizeModel } from '../model-summary.js';
 import { decodeMetadata } from '../parse/metadata-values.js';
 
 /**
- * @param {unknown} input URL, path, Blob, bytes or stream (as inspect())
+ * @param {unknown} input URL, path, Blob, bytes or stream (as inspect()), or an array of a split GGUF's shards
  * @param {{threads?: number, contextLength?: number, kvCache?: 'f16'|'f32', signal?: AbortSignal, fetch?: typeof fetch,
  *   onProgress?: (event: {loaded: number, total: number|null, bytesPerSecond: number, phase: 'download'|'build'|'ready'}) => void,
  *   retries?: number, retryDelay?: number, cache?: boolean, memoryCheck?: boolean, quantize?: string}} [options]
@@ -29,14 +29,26 @@ export async function openModel(input, {
   throwIfAborted(signal);
   const wasm = await loadWasmModule({ threads });
   throwIfAborted(signal);
-  const bytes = await openModelBytes(input, { signal, fetch, retries, retryDelay, cache });
+  // A split GGUF is an array of its shards, read one after the other into the same model.
+  const shards = Array.isArray(input) && input.length > 1 ? orderShards(input) : [input];
+  const byteOptions = { signal, fetch, retries, retryDelay, cache };
+  let bytes = await openModelBytes(shards[0], byteOptions);
   let model;
   try {
     throwIfAborted(signal);
     model = new wasm.Model(bytes.size ?? 0);
     if (quantize) throwIfBindingError(model.quantizeOnLoad(String(quantize)));
     const progress = new ProgressReporter(onProgress, bytes);
-    await streamIntoModel(wasm, model, bytes, { signal, progress, contextLength, kvCache, memoryCheck });
+    for (let k = 0; k < shards.length; ++k) {
+      if (k > 0) {
+        bytes = await openModelBytes(shards[k], byteOptions);
+        progress.addTotal(bytes.size);
+        throwIfBindingError(model.beginShard(bytes.size ?? 0));
+      }
+      await streamIntoModel(wasm, model, bytes, {
+        signal, progress, contextLength, kvCache, memoryCheck: memoryCheck && k === 0, shards: shards.length,
+      });
+    }
     progress.emit('build', { final: true });
     throwIfBindingError(model.build(contextLength, Math.max(1, Math.floor(threads)), kvCache === 'f16'));
     if (tokenizer !== undefined && tokenizer !== null) {

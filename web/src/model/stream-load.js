@@ -29,6 +29,11 @@ export class ProgressReporter {
     return this.#total;
   }
 
+  /** The next shard of a split model: its size adds to the total (which stays unknown if one is). */
+  addTotal(size) {
+    this.#total = this.#total == null || size == null ? null : this.#total + size;
+  }
+
   add(n, phase = 'download') {
     this.loaded += n;
     if (!this.#onProgress) return;
@@ -60,10 +65,11 @@ export class ProgressReporter {
  * @param {object} wasm
  * @param {object} model a wasm Model
  * @param {{size?: number, chunks(): AsyncIterable<Uint8Array>, close(): Promise<void>}} bytes
- * @param {{signal?: AbortSignal, progress: ProgressReporter, contextLength: number, kvCache: 'f16'|'f32', memoryCheck?: boolean}} options
+ * @param {{signal?: AbortSignal, progress: ProgressReporter, contextLength: number, kvCache: 'f16'|'f32', memoryCheck?: boolean, shards?: number}} options
+ *   shards: how many files of a split GGUF the caller has (1: an ordinary file)
  */
-export async function streamIntoModel(wasm, model, bytes, { signal, progress, contextLength, kvCache, memoryCheck = true }) {
-  const watcher = new DirectoryWatcher(wasm, model, bytes.size, { contextLength, kvCache, memoryCheck });
+export async function streamIntoModel(wasm, model, bytes, { signal, progress, contextLength, kvCache, memoryCheck = true, shards = 1 }) {
+  const watcher = new DirectoryWatcher(wasm, model, bytes.size, { contextLength, kvCache, memoryCheck, shards });
   // An abort while a read is pending: stop the source so the read settles now.
   const onAbort = () => {
     bytes.close().catch(() => {});
@@ -140,11 +146,14 @@ class DirectoryWatcher {
     this.#parser?.delete();
     this.#parser = null;
     const shards = Number(directory.metadata['split.count'] ?? 1);
-    if (shards > 1) {
-      throw new WasmLMError('UNSUPPORTED', `this file is shard ${Number(directory.metadata['split.no'] ?? 0) + 1} of a `
-        + `split GGUF (${shards} shards); openModel cannot load split models yet: merge them with gguf-split --merge`);
+    if (shards !== this.#options.shards && (shards > 1 || this.#options.shards > 1)) {
+      throw new WasmLMError('BAD_FORMAT', shards > 1
+        ? `this file is shard ${Number(directory.metadata['split.no'] ?? 0) + 1} of a split GGUF of ${shards} shards: `
+          + `pass all ${shards} (an array of URLs, paths or Files) to load it`
+        : `${this.#options.shards} files were given, but this one is not part of a split GGUF`, { offset: 0 });
     }
     if (!this.#options.memoryCheck) return;
+    // A split model's first shard lists only its own tensors: the others are not counted yet.
     const estimate = estimateModelMemory(directory, { ...this.#options, fileSize: this.#size, complete });
     checkModelFits(this.#wasm, estimate, this.#options);
   }

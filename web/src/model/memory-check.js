@@ -58,6 +58,24 @@ export function checkModelFits(wasm, estimate, { contextLength, kvCache }) {
   throw error;
 }
 
+/** Scratch beyond the weights and the KV cache that reserveHeap() leaves room for. */
+const RESERVE_MARGIN = 24 * MiB;
+
+/**
+ * Grows the heap once to what the model will still take (allocated and
+ * freed at once: the allocator keeps it as free space), instead of by +20%
+ * steps as the tensors arrive, which would overshoot by up to 96 MiB.
+ * `allocated`: weight bytes already placed (the first tensor may start in
+ * the header's last piece). Best effort: the allocations themselves are
+ * what fail when memory runs out.
+ */
+export function reserveHeap(wasm, estimate, allocated = 0) {
+  const bytes = Math.max(0, estimate.weights - allocated) + estimate.kvCache + RESERVE_MARGIN;
+  if (typeof wasm._malloc !== 'function' || bytes >= 2 * 1024 * MiB) return; // one malloc above ~2 GB fails in wasm32
+  const ptr = wasm._malloc(bytes);
+  if (ptr) wasm._free(ptr);
+}
+
 /** Can `bytes` be allocated in blocks? Frees whatever it took. */
 function probe(wasm, bytes) {
   if (typeof wasm._malloc !== 'function') return false;

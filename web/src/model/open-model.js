@@ -46,7 +46,7 @@ export async function openModel(input, {
         throwIfBindingError(model.beginShard(bytes.size ?? 0));
       }
       await streamIntoModel(wasm, model, bytes, {
-        signal, progress, contextLength, kvCache, memoryCheck: memoryCheck && k === 0, shards: shards.length,
+        signal, progress, contextLength, kvCache, memoryCheck: memoryCheck && k === 0, shards: shards.length, quantize,
       });
     }
     progress.emit('build', { final: true });

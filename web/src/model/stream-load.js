@@ -4,7 +4,7 @@
 // the weights arrive; progress is reported at most ~10 times a second.
 import { abortedError, throwIfAborted, throwIfBindingError, WasmLMError } from '../errors.js';
 import { pushBytes } from '../wasm/push-bytes.js';
-import { checkModelFits, estimateModelMemory } from './memory-check.js';
+import { checkModelFits, estimateModelMemory, reserveHeap } from './memory-check.js';
 
 /** While the header is parsed, bytes go in pieces this size, so the check comes before (nearly) any weights. */
 const HEADER_PIECE = 64 * 1024;
@@ -68,8 +68,10 @@ export class ProgressReporter {
  * @param {{signal?: AbortSignal, progress: ProgressReporter, contextLength: number, kvCache: 'f16'|'f32', memoryCheck?: boolean, shards?: number}} options
  *   shards: how many files of a split GGUF the caller has (1: an ordinary file)
  */
-export async function streamIntoModel(wasm, model, bytes, { signal, progress, contextLength, kvCache, memoryCheck = true, shards = 1 }) {
-  const watcher = new DirectoryWatcher(wasm, model, bytes.size, { contextLength, kvCache, memoryCheck, shards });
+export async function streamIntoModel(wasm, model, bytes, {
+  signal, progress, contextLength, kvCache, memoryCheck = true, shards = 1, quantize,
+}) {
+  const watcher = new DirectoryWatcher(wasm, model, bytes.size, { contextLength, kvCache, memoryCheck, shards, quantize });
   // An abort while a read is pending: stop the source so the read settles now.
   const onAbort = () => {
     bytes.close().catch(() => {});
@@ -156,6 +158,7 @@ class DirectoryWatcher {
     // A split model's first shard lists only its own tensors: the others are not counted yet.
     const estimate = estimateModelMemory(directory, { ...this.#options, fileSize: this.#size, complete });
     checkModelFits(this.#wasm, estimate, this.#options);
+    if (this.#options.shards === 1 && !this.#options.quantize) reserveHeap(this.#wasm, estimate, this.#model.weightBytes?.() ?? 0);
   }
 
   dispose() {

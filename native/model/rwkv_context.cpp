@@ -15,7 +15,6 @@ namespace wasmlm {
 
 namespace {
 constexpr int kMaxBatch = 32;
-constexpr float kLayerNormEps = 1e-5f;
 }  // namespace
 
 size_t RwkvContext::layer_state_size() const {
@@ -70,16 +69,17 @@ const float* RwkvContext::eval(const int32_t* tokens, int n_tokens) {
 void RwkvContext::forward(const int32_t* tokens, int n) {
   const RwkvHParams& h = model_.hparams();
   const size_t C = h.n_embd;
+  const float eps = h.norm_eps;
   const WeightMatrix& e = model_.emb();
   for (int t = 0; t < n; ++t) {
     quant_traits(e.type).to_float(static_cast<const uint8_t*>(e.data) + tokens[t] * e.row_bytes, &x_[t * C], C);
-    layer_norm(&x_[t * C], &x_[t * C], model_.ln0_w().data(), model_.ln0_b().data(), C, kLayerNormEps);
+    layer_norm(&x_[t * C], &x_[t * C], model_.ln0_w().data(), model_.ln0_b().data(), C, eps);
   }
   for (uint32_t l = 0; l < h.n_layer; ++l) {
     const RwkvLayer& L = model_.layers()[l];
     float* st = &state_[l * layer_state_size()];
     // Time mix: its shifted input is the state's second vector.
-    for (int t = 0; t < n; ++t) layer_norm(&xn_[t * C], &x_[t * C], L.ln1_w.data(), L.ln1_b.data(), C, kLayerNormEps);
+    for (int t = 0; t < n; ++t) layer_norm(&xn_[t * C], &x_[t * C], L.ln1_w.data(), L.ln1_b.data(), C, eps);
     token_shift(xn_.data(), st + C, prev_.data(), n, C);
     switch (h.version) {
       case RwkvVersion::V4: time_mix_v4(L, st, n); break;
@@ -90,12 +90,14 @@ void RwkvContext::forward(const int32_t* tokens, int n) {
     }
     for (size_t i = 0; i < n * C; ++i) x_[i] += y_[i];
     // Channel mix: shifted input in the state's first vector.
-    for (int t = 0; t < n; ++t) layer_norm(&xn_[t * C], &x_[t * C], L.ln2_w.data(), L.ln2_b.data(), C, kLayerNormEps);
+    for (int t = 0; t < n; ++t) layer_norm(&xn_[t * C], &x_[t * C], L.ln2_w.data(), L.ln2_b.data(), C, eps);
     token_shift(xn_.data(), st, prev_.data(), n, C);
     channel_mix(L, st, n);
     for (size_t i = 0; i < n * C; ++i) x_[i] += y_[i];
+    if (h.rescale_every && (l + 1) % h.rescale_every == 0)
+      for (size_t i = 0; i < n * C; ++i) x_[i] *= 0.5f;
   }
-  layer_norm(xn_.data(), &x_[(n - 1) * C], model_.ln_out_w().data(), model_.ln_out_b().data(), C, kLayerNormEps);
+  layer_norm(xn_.data(), &x_[(n - 1) * C], model_.ln_out_w().data(), model_.ln_out_b().data(), C, eps);
   matvec(model_.head(), xn_.data(), logits_.data(), pool_, scratch_, kernels_);
 }
 

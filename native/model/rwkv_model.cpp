@@ -37,7 +37,7 @@ const TensorInfo& info(const ModelFile& file, const std::string& name) {
 RwkvHParams read_hparams(const ModelFile& file) {
   const Metadata& m = file.metadata;
   if (m.get_string("general.architecture").value_or("") != "rwkv")
-    fail(ErrorCode::Unsupported, kNoOffset, "expected an RWKV model (rwkv.cpp .bin file)");
+    fail(ErrorCode::Unsupported, kNoOffset, "expected an RWKV model (rwkv.cpp .bin file, or GGUF rwkv6/rwkv7)");
   RwkvHParams h;
   h.n_vocab = required(m, "rwkv.vocab_size");
   h.n_embd = required(m, "rwkv.embedding_length");
@@ -79,19 +79,40 @@ std::vector<float> per_channel(std::vector<float> per_head, uint32_t head_size) 
   return out;
 }
 
+bool ends_with(const std::string& s, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
 }  // namespace
 
 bool rwkv_quantizes(const TensorInfo& t) {
   if (t.n_dims != 2 || t.ne[1] == 1 || t.name == "emb.weight" || t.name == "head.weight") return false;
-  static const char* const kV7Lora[] = {".att.w1", ".att.w2", ".att.a1", ".att.a2", ".att.v1", ".att.v2", ".att.g1", ".att.g2"};
-  for (const char* suffix : kV7Lora) {
-    const size_t n = std::strlen(suffix);
-    if (t.name.size() > n && t.name.compare(t.name.size() - n, n, suffix) == 0) return false;
+  if (t.name.compare(0, 4, "blk.") == 0) {  // GGUF: the projections only
+    static const char* const kProjections[] = {
+        ".time_mix_key.weight",   ".time_mix_value.weight",     ".time_mix_receptance.weight",
+        ".time_mix_gate.weight",  ".time_mix_output.weight",    ".channel_mix_key.weight",
+        ".channel_mix_value.weight", ".channel_mix_receptance.weight"};
+    for (const char* suffix : kProjections)
+      if (ends_with(t.name, suffix)) return true;
+    return false;
   }
+  if (t.name == "token_embd.weight" || t.name == "output.weight") return false;
+  static const char* const kV7Lora[] = {".att.w1", ".att.w2", ".att.a1", ".att.a2", ".att.v1", ".att.v2", ".att.g1", ".att.g2"};
+  for (const char* suffix : kV7Lora)
+    if (ends_with(t.name, suffix)) return false;
   return true;
 }
 
-RwkvModel::RwkvModel(const ModelFile& file, const WeightStore& store) : hp_(read_hparams(file)) {
+RwkvModel::RwkvModel(const ModelFile& file, const WeightStore& store) {
+  if (is_gguf_architecture(file.metadata.get_string("general.architecture").value_or("")))
+    load_gguf(file, store);
+  else
+    load_bin(file, store);
+}
+
+void RwkvModel::load_bin(const ModelFile& file, const WeightStore& store) {
+  hp_ = read_hparams(file);
   const uint64_t C = hp_.n_embd, F = hp_.n_ffn;
   const RwkvVersion ver = hp_.version;
   emb_ = matrix(store, "emb.weight", hp_.n_vocab, C);

@@ -1,10 +1,12 @@
 // RWKV v4, v5.1, v5.2, v6 and v7 language models as rwkv.cpp runs them,
 // from rwkv.cpp's .bin files (tensor names of the PyTorch checkpoints; the
-// version recognised from which tensors exist, as rwkv.cpp does), and a
-// context holding one sequence's recurrent state.
+// version recognised from which tensors exist, as rwkv.cpp does) and from
+// llama.cpp's GGUF files of architecture rwkv6 / rwkv7 (rwkv_gguf_loader.cpp),
+// and a context holding one sequence's recurrent state.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "compute/matmul.h"
@@ -22,6 +24,10 @@ struct RwkvHParams {
   uint32_t n_head = 1;     // v5+: heads of head_size channels (v4: 1)
   uint32_t head_size = 0;
   uint32_t lora_mix = 0;   // v6: width of the token-shift LoRA (time_maa_w1 / 5)
+  float norm_eps = 1e-5f;  // the layer norms' epsilon (GGUF: <arch>.attention.layer_norm_epsilon)
+  // GGUF rwkv6: llama.cpp halves the residual after every rescale_every-th
+  // layer (its converter divided those layers' output weights to match); 0: never.
+  uint32_t rescale_every = 0;
 };
 
 struct RwkvLayer {
@@ -47,13 +53,16 @@ struct RwkvLayer {
 
 // Which tensors rwkv.cpp's quantizer quantizes (use with
 // WeightStore::quantize_on_load): the 2-D matrices except the embedding and
-// the head (and v7's small LoRA matrices, which it keeps in float).
+// the head (and v7's small LoRA matrices, which it keeps in float). For GGUF
+// names: the time-mix and channel-mix projections (key, value, receptance,
+// gate, output), not token_embd/output nor the LoRAs, lerps or time_mix_first.
 bool rwkv_quantizes(const TensorInfo& t);
 
 class RwkvModel {
  public:
   // Views the weights in `store` (which must outlive the model). Throws a
   // typed error naming a missing tensor or a shape that does not fit.
+  // general.architecture "rwkv": an rwkv.cpp .bin file; "rwkv6"/"rwkv7": GGUF.
   RwkvModel(const ModelFile& file, const WeightStore& store);
 
   const RwkvHParams& hparams() const { return hp_; }
@@ -65,7 +74,12 @@ class RwkvModel {
   const std::vector<float>& ln_out_w() const { return ln_out_w_; }
   const std::vector<float>& ln_out_b() const { return ln_out_b_; }
 
+  static bool is_gguf_architecture(const std::string& arch) { return arch == "rwkv6" || arch == "rwkv7"; }
+
  private:
+  void load_bin(const ModelFile& file, const WeightStore& store);
+  void load_gguf(const ModelFile& file, const WeightStore& store);  // rwkv_gguf_loader.cpp
+
   RwkvHParams hp_;
   WeightMatrix emb_{}, head_{};
   std::vector<float> ln0_w_, ln0_b_, ln_out_w_, ln_out_b_;

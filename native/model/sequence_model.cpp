@@ -112,7 +112,7 @@ std::unique_ptr<SequenceModel> open_sequence_model(const ModelFile& file, const 
                                                    const SequenceOptions& options) {
   const std::string arch = file.metadata.get_string("general.architecture").value_or("");
   if (arch == "llama") return std::make_unique<LlamaSequence>(file, store, pool, options);
-  if (arch == "rwkv") return std::make_unique<RwkvSequence>(file, store, pool, options);
+  if (arch == "rwkv" || RwkvModel::is_gguf_architecture(arch)) return std::make_unique<RwkvSequence>(file, store, pool, options);
   fail(ErrorCode::Unsupported, kNoOffset,
        "architecture '" + arch + "' is not supported (supported: llama and its family, rwkv)");
 }

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -504,5 +506,51 @@ TEST(RwkvGguf, MissingTensorOrWrongShapeIsABadFormatNamingIt) {
     t->dims.back() = 5;
     t->data.resize(t->data.size() / 6 * 5);
     EXPECT_NE(error_of(s).find("blk.1.time_mix_lerp_fused.weight"), std::string::npos);
+  }
+}
+
+// With WASMLM_RWKV_GGUF_OUT=DIR: writes the converted tiny models (with a
+// 256-token byte vocabulary as llama.cpp's rwkv tokenizer stores it) for a
+// check against llama.cpp, and prints our 8 greedy tokens after [34, 105, 110].
+TEST(RwkvGguf, WritesFilesForLlamaCppWhenAsked) {
+  const char* dir = std::getenv("WASMLM_RWKV_GGUF_OUT");
+  if (!dir) GTEST_SKIP() << "set WASMLM_RWKV_GGUF_OUT to write the files";
+  WASMLM_REQUIRE_TESTDATA();
+  Bin b6, b7;
+  load_bin(b6, "6v0-1m");
+  load_bin(b7, "7v0-834K");
+  const std::pair<const char*, GgufSpec> files[] = {{"tiny-rwkv6.gguf", rwkv6_gguf(b6, 0)},
+                                                    {"tiny-rwkv7.gguf", rwkv7_gguf(b7)}};
+  for (const auto& [name, spec0] : files) {
+    GgufSpec spec = spec0;
+    std::vector<GValue> tokens, types;
+    for (int i = 0; i < 256; ++i) {
+      char hex[8];
+      snprintf(hex, sizeof hex, "\\x%02x", i);
+      tokens.push_back(GValue::string(hex));
+      types.push_back(GValue::i32(1));
+    }
+    spec.kv.push_back({"tokenizer.ggml.model", GValue::string("rwkv")});
+    spec.kv.push_back({"tokenizer.ggml.tokens", GValue::array(kString, tokens)});
+    spec.kv.push_back({"tokenizer.ggml.token_type", GValue::array(kI32, types)});
+    const std::vector<uint8_t> bytes = write_gguf(spec).bytes;
+    FILE* f = std::fopen((std::string(dir) + "/" + name).c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+    Gguf g;
+    load_gguf(g, spec);
+    RwkvModel model(g.file, g.store);
+    ThreadPool pool(1);
+    RwkvContext ctx(model, pool);
+    const std::vector<int32_t> prompt = {34, 105, 110};
+    const float* l = ctx.eval(prompt.data(), 3);
+    printf("[ NOTE     ] %s greedy:", name);
+    for (int i = 0; i < 8; ++i) {
+      const int32_t next = static_cast<int32_t>(std::max_element(l, l + 256) - l);
+      printf(" %d", next);
+      l = ctx.eval(&next, 1);
+    }
+    printf("\n");
   }
 }

@@ -19,4 +19,17 @@ constexpr uint32_t kMaxArrayNesting = 8;
 constexpr uint32_t kMaxAlignment = 1u << 20;
 constexpr uint64_t kMaxVocab = 1u << 24;
 
+// PyTorch checkpoints: data.pkl is the unpickled directory, never tensor data
+// (a 70B model's is well under 1 MB), so these are generous.
+constexpr uint64_t kMaxPickleBytes = 64ull << 20;
+constexpr uint64_t kMaxPickleStack = 1u << 20;     // values on the stack
+constexpr uint64_t kMaxPickleMarks = 4096;         // open MARKs
+constexpr uint64_t kMaxPickleMemo = 1u << 22;      // memo entries, and the largest memo index
+constexpr uint64_t kMaxPickleObjects = 1u << 22;   // strings, containers, globals, storages, tensors
+constexpr uint64_t kMaxPickleItems = 1u << 23;     // items held by all containers together
+constexpr uint32_t kMaxPickleNesting = 64;         // containers inside containers, when walked
+constexpr uint64_t kMaxPickleWalk = 1u << 22;      // values visited when collecting tensors
+constexpr uint64_t kMaxZipEntries = 1u << 20;
+constexpr uint32_t kMaxTensorDims = 16;
+
 }  // namespace wasmlm::limits

@@ -114,7 +114,7 @@ std::unique_ptr<SequenceModel> open_sequence_model(const ModelFile& file, const 
   if (arch == "llama") return std::make_unique<LlamaSequence>(file, store, pool, options);
   if (arch == "rwkv" || RwkvModel::is_gguf_architecture(arch)) return std::make_unique<RwkvSequence>(file, store, pool, options);
   fail(ErrorCode::Unsupported, kNoOffset,
-       "architecture '" + arch + "' is not supported (supported: llama and its family, rwkv)");
+       "architecture '" + arch + "' is not supported (supported: llama and its family; rwkv, rwkv6, rwkv7)");
 }
 
 }  // namespace wasmlm

@@ -108,6 +108,7 @@ class RwkvContext {
 
  private:
   void forward(const int32_t* tokens, int n);
+  void rkv_lerp_projections(const RwkvLayer& L, int n);
   void time_mix_v4(const RwkvLayer& L, float* state, int n);
   void time_mix_v5(const RwkvLayer& L, float* state, int n);
   void time_mix_v6(const RwkvLayer& L, float* state, int n);

@@ -8,14 +8,21 @@
 
 namespace wasmlm {
 
-// out = (x - mean) / sqrt(var + eps) * w + b  (ggml_norm, then weight and bias)
-inline void layer_norm(float* out, const float* x, const float* w, const float* b, size_t n, float eps) {
+// The scale that normalizes n values to unit variance, and their mean
+// (ggml_norm's sums, in double).
+inline float normal_scale(const float* x, size_t n, float eps, float* mean) {
   double sum = 0;
   for (size_t i = 0; i < n; ++i) sum += x[i];
-  const float mean = static_cast<float>(sum / n);
+  *mean = static_cast<float>(sum / n);
   double sum2 = 0;
-  for (size_t i = 0; i < n; ++i) sum2 += double(x[i] - mean) * (x[i] - mean);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(sum2 / n) + eps);
+  for (size_t i = 0; i < n; ++i) sum2 += double(x[i] - *mean) * (x[i] - *mean);
+  return 1.0f / std::sqrt(static_cast<float>(sum2 / n) + eps);
+}
+
+// out = (x - mean) / sqrt(var + eps) * w + b  (ggml_norm, then weight and bias)
+inline void layer_norm(float* out, const float* x, const float* w, const float* b, size_t n, float eps) {
+  float mean;
+  const float scale = normal_scale(x, n, eps, &mean);
   for (size_t i = 0; i < n; ++i) out[i] = (x[i] - mean) * scale * w[i] + b[i];
 }
 
@@ -24,12 +31,8 @@ inline void layer_norm(float* out, const float* x, const float* w, const float* 
 inline void group_norm(float* x, size_t n_groups, size_t size, float eps) {
   for (size_t g = 0; g < n_groups; ++g) {
     float* v = x + g * size;
-    double sum = 0;
-    for (size_t i = 0; i < size; ++i) sum += v[i];
-    const float mean = static_cast<float>(sum / size);
-    double sum2 = 0;
-    for (size_t i = 0; i < size; ++i) sum2 += double(v[i] - mean) * (v[i] - mean);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(sum2 / size) + eps);
+    float mean;
+    const float scale = normal_scale(v, size, eps, &mean);
     for (size_t i = 0; i < size; ++i) v[i] = (v[i] - mean) * scale;
   }
 }

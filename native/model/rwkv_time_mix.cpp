@@ -58,9 +58,8 @@ void wkv_v7_head(const float* r, const float* w, const float* k, const float* v,
 
 }  // namespace
 
-// v4: the per-channel WKV with the running maximum exponent pp (aa, bb: the
-// scaled numerator and denominator), y = Wo (sigmoid(r) * wkv).
-void RwkvContext::time_mix_v4(const RwkvLayer& L, float* st, int n) {
+// v4/v5: r_, k_, v_ = the projections of the token-shift interpolations.
+void RwkvContext::rkv_lerp_projections(const RwkvLayer& L, int n) {
   const size_t C = model_.hparams().n_embd;
   lerp_mix(xn_.data(), prev_.data(), L.mix_k, xa_.data(), n, C);
   lerp_mix(xn_.data(), prev_.data(), L.mix_v, xb_.data(), n, C);
@@ -68,6 +67,13 @@ void RwkvContext::time_mix_v4(const RwkvLayer& L, float* st, int n) {
   matmul(L.att_r, xc_.data(), n, r_.data(), pool_, scratch_, kernels_);
   matmul(L.att_k, xa_.data(), n, k_.data(), pool_, scratch_, kernels_);
   matmul(L.att_v, xb_.data(), n, v_.data(), pool_, scratch_, kernels_);
+}
+
+// v4: the per-channel WKV with the running maximum exponent pp (aa, bb: the
+// scaled numerator and denominator), y = Wo (sigmoid(r) * wkv).
+void RwkvContext::time_mix_v4(const RwkvLayer& L, float* st, int n) {
+  const size_t C = model_.hparams().n_embd;
+  rkv_lerp_projections(L, n);
   float *aa = st + 2 * C, *bb = st + 3 * C, *pp = st + 4 * C;
   for (int t = 0; t < n; ++t)
     for (size_t c = 0; c < C; ++c) {
@@ -106,12 +112,7 @@ void RwkvContext::heads_output(const RwkvLayer& L, int n, float pre_scale) {
 void RwkvContext::time_mix_v5(const RwkvLayer& L, float* st, int n) {
   const RwkvHParams& h = model_.hparams();
   const size_t C = h.n_embd, S = h.head_size;
-  lerp_mix(xn_.data(), prev_.data(), L.mix_k, xa_.data(), n, C);
-  lerp_mix(xn_.data(), prev_.data(), L.mix_v, xb_.data(), n, C);
-  lerp_mix(xn_.data(), prev_.data(), L.mix_r, xc_.data(), n, C);
-  matmul(L.att_r, xc_.data(), n, r_.data(), pool_, scratch_, kernels_);
-  matmul(L.att_k, xa_.data(), n, k_.data(), pool_, scratch_, kernels_);
-  matmul(L.att_v, xb_.data(), n, v_.data(), pool_, scratch_, kernels_);
+  rkv_lerp_projections(L, n);
   if (h.version == RwkvVersion::V5_2) {
     lerp_mix(xn_.data(), prev_.data(), L.mix_g, xd_.data(), n, C);
     matmul(L.att_g, xd_.data(), n, g_.data(), pool_, scratch_, kernels_);

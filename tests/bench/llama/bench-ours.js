@@ -5,43 +5,46 @@
 // Greedy, never picking ids below BANNED_BELOW (unk, BOS, EOS and the 256
 // byte tokens of the LLaMA vocabulary): every engine makes exactly the same
 // number of steps, and the text stays valid UTF-8 (wllama's server fails on
-// a half character).
+// a half character). `banned` adds ids (RWKV World's EOT, which would end
+// node-llama-cpp's generation).
 export const BANNED_BELOW = 259;
 
 /** Greedy pick: the session's sampler at temperature 0; the argmax of the allowed ids if it picked a banned one. */
-function pickGreedy(session) {
+function pickGreedy(session, banned) {
   const id = session.sample({ temperature: 0 });
-  if (id >= BANNED_BELOW) return id;
+  if (id >= BANNED_BELOW && !banned.includes(id)) return id;
   const logits = session.logits();
-  let best = BANNED_BELOW;
-  for (let i = BANNED_BELOW; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
+  let best = -1;
+  for (let i = BANNED_BELOW; i < logits.length; i++) {
+    if ((best < 0 || logits[i] > logits[best]) && !banned.includes(i)) best = i;
+  }
   return best;
 }
 
 /**
  * @param {(input: unknown, options: object) => Promise<any>} openModel wasmlm's openModel
  * @param {unknown} input path or URL of the model
- * @param {{threads: number, prompt: number[], nGen: number, contextLength?: number}} options
+ * @param {{threads: number, prompt: number[], nGen: number, contextLength?: number, banned?: number[]}} options
  */
-export async function benchOurs(openModel, input, { threads, prompt, nGen, contextLength = 512 }) {
+export async function benchOurs(openModel, input, { threads, prompt, nGen, contextLength = 512, banned = [] }) {
   const t0 = performance.now();
   const session = await openModel(input, { threads, contextLength });
   const loadMs = performance.now() - t0;
   try {
     // warm-up (wasm tier-up, first touches of the weights), then forget it
     session.eval(prompt.slice(0, 8), { logits: false });
-    for (let i = 0; i < 4; i++) session.eval([pickGreedy(session)], { logits: false });
+    for (let i = 0; i < 4; i++) session.eval([pickGreedy(session, banned)], { logits: false });
     session.reset();
 
     const tokens = [];
     const t1 = performance.now();
     session.eval(prompt, { logits: false });
-    tokens.push(pickGreedy(session));
+    tokens.push(pickGreedy(session, banned));
     const t2 = performance.now();
     let finite = true;
     for (let i = 0; i < nGen; i++) {
       session.eval([tokens[tokens.length - 1]], { logits: false });
-      tokens.push(pickGreedy(session));
+      tokens.push(pickGreedy(session, banned));
     }
     const t3 = performance.now();
     const logits = session.logits();

@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ALIGNMENT, Bytes, GGML, GT, GT_SIZE, quantizedMatrix, seedOf, sizeTensors, writeGguf } from './gguf-write.js';
 
 export const SIZES = {
   // dim, layers, FFN, heads, KV heads
@@ -21,19 +22,6 @@ export const TYPES = ['Q8_0', 'Q4_0', 'Q4_K'];
 
 const VOCAB_FILE = 'llama/tiny-random/llama-2-tiny-random.gguf';
 const N_VOCAB = 32000;
-const ALIGNMENT = 32;
-
-// ggml type ids, block sizes, bytes per block; llama_ftype for general.file_type.
-const GGML = {
-  F32: { id: 0, block: 1, bytes: 4 },
-  Q4_0: { id: 2, block: 32, bytes: 18, ftype: 2 },
-  Q8_0: { id: 8, block: 32, bytes: 34, ftype: 7 },
-  Q4_K: { id: 12, block: 256, bytes: 144, ftype: 15 }, // MOSTLY_Q4_K_M
-};
-
-// GGUF metadata value types.
-const GT = { U8: 0, I8: 1, U16: 2, I16: 3, U32: 4, I32: 5, F32: 6, BOOL: 7, STRING: 8, ARRAY: 9, U64: 10, I64: 11, F64: 12 };
-const GT_SIZE = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
 
 export function modelFileName(size, type) {
   return `llama-${size}-${type}.gguf`;
@@ -78,135 +66,6 @@ export function readTokenizerPairs(file) {
   return pairs;
 }
 
-// ---------------------------------------------------------------- writer ----
-
-class Bytes {
-  parts = [];
-  length = 0;
-  push(b) { this.parts.push(b); this.length += b.length; }
-  u32(v) { const b = Buffer.alloc(4); b.writeUInt32LE(v); this.push(b); }
-  u64(v) { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); this.push(b); }
-  f32(v) { const b = Buffer.alloc(4); b.writeFloatLE(v); this.push(b); }
-  str(s) { const b = Buffer.from(s, 'utf8'); this.u64(b.length); this.push(b); }
-  kv(key, type, value) {
-    this.str(key);
-    this.u32(type);
-    if (type === GT.STRING) this.str(value);
-    else if (type === GT.U32) this.u32(value);
-    else if (type === GT.F32) this.f32(value);
-    else throw new Error(`kv type ${type}`);
-  }
-  concat() { return Buffer.concat(this.parts); }
-}
-
-/** float32 -> IEEE half bits, round to nearest even, with subnormals. */
-function f16(x) {
-  const u = new Uint32Array(new Float32Array([x]).buffer)[0];
-  const sign = (u >>> 16) & 0x8000;
-  const e = ((u >>> 23) & 0xff) - 127 + 15;
-  let m = u & 0x7fffff;
-  if (e >= 31) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign;
-    m |= 0x800000;
-    const shift = 14 - e;
-    let h = m >>> shift;
-    const rem = m & ((1 << shift) - 1);
-    const half = 1 << (shift - 1);
-    if (rem > half || (rem === half && (h & 1))) h++;
-    return sign | h;
-  }
-  let h = (e << 10) | (m >>> 13);
-  const rem = m & 0x1fff;
-  if (rem > 0x1000 || (rem === 0x1000 && (h & 1))) h++;
-  return sign | h;
-}
-
-/** FNV-1a of a string: the per-tensor seed. */
-function seedOf(name) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
-  return (h >>> 0) || 1;
-}
-
-/** Fills bytes with xorshift32 output seeded by `seed`. */
-function fillRandom(bytes, seed) {
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2);
-  let x = seed >>> 0;
-  for (let i = 0; i < words.length; i++) {
-    x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
-    words[i] = x;
-  }
-  for (let i = words.length * 4; i < bytes.length; i++) {
-    x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
-    bytes[i] = x;
-  }
-}
-
-/**
- * One weight matrix (nIn x nOut, rows of nIn) of `type` with element std ~ sigma:
- * random quants, then each block's scale fields set (scales vary by +-25%).
- */
-function quantizedMatrix(type, nIn, nOut, sigma, seed) {
-  const t = GGML[type];
-  const nBlocks = (nIn / t.block) * nOut;
-  const bytes = new Uint8Array(nBlocks * t.bytes + 4);
-  fillRandom(bytes, seed);
-  // 64 scale variants: base * [0.75, 1.25]
-  const variants = (base) => Array.from({ length: 64 }, (_, k) => f16(base * (0.75 + (0.5 * k) / 63)));
-  if (type === 'Q8_0') {
-    // quants uniform in [-127, 127], zero-mean (ggml never writes -128: it becomes 0): std 73.3
-    const d = variants(sigma / 73.6);
-    for (let b = 0, at = 0; b < nBlocks; b++, at += 34) {
-      const h = d[bytes[at] & 63];
-      bytes[at] = h & 0xff;
-      bytes[at + 1] = h >>> 8;
-      for (let i = at + 2; i < at + 34; i++) if (bytes[i] === 0x80) bytes[i] = 0;
-    }
-  } else if (type === 'Q4_0') {
-    // nibbles 0..15 -> q - 8, zero-mean (nibble 0 becomes 8): std 4.32.
-    // (A non-zero mean gives every row an offset; with random weights one
-    // token then wins every step.)
-    const d = variants(sigma / 4.32);
-    for (let b = 0, at = 0; b < nBlocks; b++, at += 18) {
-      const h = d[bytes[at] & 63];
-      bytes[at] = h & 0xff;
-      bytes[at + 1] = h >>> 8;
-      for (let i = at + 2; i < at + 18; i++) {
-        let v = bytes[i];
-        if ((v & 0x0f) === 0) v |= 0x08;
-        if ((v & 0xf0) === 0) v |= 0x80;
-        bytes[i] = v;
-      }
-    }
-  } else if (type === 'Q4_K') {
-    // w = d*sc*q - dmin*m with 6-bit sc = m in [8, 15] and dmin = 7.5 d:
-    // w = d*sc*(q - 7.5), std ~ d * 11.5 * 4.61
-    const base = sigma / (11.5 * 4.61);
-    const d = variants(base);
-    const dmin = variants(7.5 * base);
-    const sc = new Uint8Array(8);
-    for (let b = 0, at = 0; b < nBlocks; b++, at += 144) {
-      const k = bytes[at] & 63;
-      const s = at + 4; // scales[12]
-      for (let j = 0; j < 8; j++) sc[j] = 8 + ((bytes[s + j] >>> 3) & 7);
-      // ggml's packing (quantize_row_q4_K_ref), with m = sc
-      for (let j = 0; j < 4; j++) {
-        bytes[s + j] = (sc[j] & 63) | ((sc[j + 4] >> 4) << 6);
-        bytes[s + j + 4] = (sc[j] & 63) | ((sc[j + 4] >> 4) << 6);
-        bytes[s + j + 8] = (sc[j + 4] & 0xf) | ((sc[j + 4] & 0xf) << 4);
-      }
-      bytes[at] = d[k] & 0xff;
-      bytes[at + 1] = d[k] >>> 8;
-      bytes[at + 2] = dmin[k] & 0xff;
-      bytes[at + 3] = dmin[k] >>> 8;
-    }
-  } else {
-    throw new Error(`type ${type}`);
-  }
-  return bytes.subarray(0, nBlocks * t.bytes);
-}
-
 /** The tensor list in llama.cpp's order: name, type, shape (ne0 first), data generator. */
 function tensorPlan(size, type) {
   const { dim, layers, ffn, heads, kvHeads } = SIZES[size];
@@ -234,11 +93,7 @@ function tensorPlan(size, type) {
     { name: 'output_norm.weight', type: 'F32', shape: [dim], make: ones(dim) },
     mat('output.weight', dim, N_VOCAB, 1 / Math.sqrt(dim)),
   );
-  for (const t of plan) {
-    const g = GGML[t.type];
-    t.nbytes = (t.shape.reduce((a, b) => a * b, 1) / g.block) * g.bytes;
-  }
-  return plan;
+  return sizeTensors(plan);
 }
 
 /** Writes the model file (to OUT.tmp, then renamed). */
@@ -249,10 +104,6 @@ export function writeModel(size, type, out, testdata) {
   const plan = tensorPlan(size, type);
 
   const head = new Bytes();
-  head.push(Buffer.from('GGUF', 'latin1'));
-  head.u32(3);
-  head.u64(plan.length);
-  head.u64(12 + tokenizerPairs.length);
   head.kv('general.architecture', GT.STRING, 'llama');
   head.kv('general.name', GT.STRING, `wasmlm bench ${size} ${type} (random weights)`);
   head.kv('general.file_type', GT.U32, GGML[type].ftype);
@@ -266,37 +117,7 @@ export function writeModel(size, type, out, testdata) {
   head.kv('llama.attention.head_count_kv', GT.U32, kvHeads);
   head.kv('llama.attention.layer_norm_rms_epsilon', GT.F32, 1e-5);
   for (const pair of tokenizerPairs) head.push(pair);
-  let offset = 0;
-  for (const t of plan) {
-    head.str(t.name);
-    head.u32(t.shape.length);
-    for (const n of t.shape) head.u64(n);
-    head.u32(GGML[t.type].id);
-    head.u64(offset);
-    t.offset = offset;
-    offset += Math.ceil(t.nbytes / ALIGNMENT) * ALIGNMENT;
-  }
-  const header = head.concat();
-  const pad = (n) => Buffer.alloc((ALIGNMENT - (n % ALIGNMENT)) % ALIGNMENT);
-
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  const tmp = `${out}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    fs.writeSync(fd, header);
-    fs.writeSync(fd, pad(header.length));
-    for (const t of plan) {
-      const data = t.make();
-      if (data.length !== t.nbytes) throw new Error(`${t.name}: ${data.length} bytes, expected ${t.nbytes}`);
-      fs.writeSync(fd, data);
-      fs.writeSync(fd, pad(t.nbytes));
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, out);
-  const params = plan.reduce((a, t) => a + t.shape.reduce((x, y) => x * y, 1), 0);
-  return { file: out, params, bytes: fs.statSync(out).size };
+  return writeGguf(out, head, 12 + tokenizerPairs.length, plan);
 }
 
 /** The model file, generated if missing. */

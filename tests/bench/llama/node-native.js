@@ -1,10 +1,10 @@
 // Native llama.cpp (node-llama-cpp's prebuilt CPU binary): one run, timed as
 // bench-ours.js times wasmlm, printed as one JSON line.
-//   node node-native.js MODEL.gguf THREADS '[prompt ids]' N_GEN
+//   node node-native.js MODEL.gguf THREADS '[prompt ids]' N_GEN ['[banned ids]']
 import { getLlama, TokenBias } from 'node-llama-cpp';
 import { BANNED_BELOW } from './bench-ours.js';
 
-const [modelPath, threadsArg, promptArg, nGenArg] = process.argv.slice(2);
+const [modelPath, threadsArg, promptArg, nGenArg, bannedArg = '[]'] = process.argv.slice(2);
 const threads = Number(threadsArg);
 const prompt = JSON.parse(promptArg);
 const nGen = Number(nGenArg);
@@ -19,6 +19,7 @@ try {
   const sequence = context.getSequence();
   const banned = new TokenBias(model.tokenizer); // as bench-ours.js
   for (let id = 0; id < BANNED_BELOW; id++) banned.set(id, 'never');
+  for (const id of JSON.parse(bannedArg)) banned.set(id, 'never');
   const options = { temperature: 0, tokenBias: banned };
 
   const generate = async (ids, steps, timed) => {

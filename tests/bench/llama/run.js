@@ -4,9 +4,14 @@
 // engine, and the ratios ours/wllama and ours/native. Run through run.sh
 // (installs the anchors on first use):
 //
-//   bash tests/bench/llama/run.sh [--sizes S,M] [--types Q8_0,Q4_0,Q4_K] [--threads 1,2]
+//   bash tests/bench/llama/run.sh [--archs llama] [--sizes S,M] [--types Q8_0,Q4_0,Q4_K] [--threads 1,2]
 //        [--engines ours-chromium,ours-node,wllama,native] [--wllama-builds default,compat]
 //        [--prompt 128] [--gen 64] [--models DIR] [--json OUT.json]
+//   bash tests/bench/llama/run.sh --archs rwkv6,rwkv7 --types F16,Q8_0,Q5_1   # the RWKV rows
+//
+// --archs: llama (gen-model.js, --sizes S,M) and/or rwkv6, rwkv7 (gen-rwkv-model.js:
+// the 0.1B World shape only, F16/Q8_0/Q5_1; wllama is not run on them). --types
+// defaults to each architecture's list; given, each architecture takes the ones it has.
 //
 // Timing, the same for every engine: "prompt" = evaluating the prompt (BOS +
 // an English text, `--prompt` tokens, in one call) and picking the first
@@ -24,7 +29,8 @@ import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../../scripts/serve.js';
 import { BANNED_BELOW } from './bench-ours.js';
-import { ensureModel, modelFileName, SIZES, TYPES } from './gen-model.js';
+import { ensureModel, SIZES, TYPES } from './gen-model.js';
+import { ensureRwkvModel, RWKV_ARCHS, RWKV_EOT, RWKV_TYPES } from './gen-rwkv-model.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../../..');
@@ -35,6 +41,8 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 const ENGINES = ['native', 'ours-node', 'ours-chromium', 'wllama'];
 const WLLAMA_BUILDS = ['default', 'compat'];
 const TARGETS = { decodeVsNative: 0.5, promptVsNative: 0.25, vsWllama: 3 };
+const ARCHS = ['llama', ...RWKV_ARCHS];
+const ARCH_TYPES = { llama: TYPES, rwkv6: RWKV_TYPES, rwkv7: RWKV_TYPES };
 
 const log = (message) => process.stderr.write(`[bench] ${message}\n`);
 const list = (value) => value.split(',').map((s) => s.trim()).filter(Boolean);
@@ -42,8 +50,9 @@ const list = (value) => value.split(',').map((s) => s.trim()).filter(Boolean);
 function options() {
   const { values } = parseArgs({
     options: {
+      archs: { type: 'string', default: 'llama' },
       sizes: { type: 'string', default: 'S,M' },
-      types: { type: 'string', default: TYPES.join(',') },
+      types: { type: 'string' },
       threads: { type: 'string', default: '1,2' },
       engines: { type: 'string', default: ENGINES.join(',') },
       'wllama-builds': { type: 'string', default: WLLAMA_BUILDS.join(',') },
@@ -60,15 +69,16 @@ function options() {
     process.exit(0);
   }
   const opts = {
-    sizes: list(values.sizes), types: list(values.types), threads: list(values.threads).map(Number),
+    archs: list(values.archs), sizes: list(values.sizes), types: values.types ? list(values.types) : null, threads: list(values.threads).map(Number),
     engines: list(values.engines), wllamaBuilds: list(values['wllama-builds']),
     nPrompt: Number(values.prompt), nGen: Number(values.gen), models: path.resolve(values.models), json: values.json,
   };
   const bad = (what, got, known) => got.filter((x) => !known.includes(x)).forEach((x) => {
     throw new Error(`unknown ${what} "${x}" (known: ${known.join(', ')})`);
   });
+  bad('architecture', opts.archs, ARCHS);
   bad('size', opts.sizes, Object.keys(SIZES));
-  bad('type', opts.types, TYPES);
+  bad('type', opts.types ?? [], [...new Set(opts.archs.flatMap((a) => ARCH_TYPES[a]))]);
   bad('engine', opts.engines, ENGINES);
   bad('wllama build', opts.wllamaBuilds, WLLAMA_BUILDS);
   if (opts.threads.some((t) => !(t >= 1))) throw new Error('--threads: positive integers');
@@ -92,13 +102,13 @@ under his bed, and on quiet nights he read them again by the light of the lamp w
  * takes the text (its completion API tokenizes text itself; run() checks that
  * it saw n prompt tokens).
  */
-async function makePrompt(tok, n) {
+async function makePrompt(tok, n, addBos) {
   {
     const words = PROMPT_TEXT.split(/\s+/);
     for (let start = 0; start < 40; start++) {
       for (let k = 1; start + k <= words.length; k++) {
         const text = words.slice(start, start + k).join(' ');
-        const ids = tok.encode(text, { addBos: true });
+        const ids = tok.encode(text, { addBos });
         if (ids.length === n) return { text, ids };
         if (ids.length > n) break;
       }
@@ -290,7 +300,7 @@ function report(rows, opts) {
     const line = (name, r, ours, note = '') => {
       if (!r) return;
       if (r.error) {
-        out.push(`| ${row.size} | ${row.type} | ${row.threads} | ${name} | error | | | | | | | ${r.error.split('\n')[0].slice(0, 120)} |`);
+        out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${name} | error | | | | | | | ${r.error.split('\n')[0].slice(0, 120)} |`);
         return;
       }
       const p = tps(r, 'prompt');
@@ -300,7 +310,7 @@ function report(rows, opts) {
         : ['', '', '', ''];
       const threadNote = r.threads != null && r.threads !== row.threads ? ` ran ${r.threads} thread(s)` : '';
       const finiteNote = r.finite === false ? ' NON-FINITE LOGITS' : '';
-      out.push(`| ${row.size} | ${row.type} | ${row.threads} | ${name} | ${fmt(p)} | ${fmt(d)} | ${cells.join(' | ')} | ${r === native ? '(reference)' : agreement(r, native) ?? textAgreement(r, row.nativeText) ?? '—'} | ${note}${threadNote}${finiteNote} |`);
+      out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${name} | ${fmt(p)} | ${fmt(d)} | ${cells.join(' | ')} | ${r === native ? '(reference)' : agreement(r, native) ?? textAgreement(r, row.nativeText) ?? '—'} | ${note}${threadNote}${finiteNote} |`);
     };
     line('wasmlm, Chromium', row['ours-chromium'], true);
     line('wasmlm, Node', row['ours-node'], true);
@@ -319,8 +329,8 @@ function report(rows, opts) {
     if (!ours || ours.error) continue;
     const [p, d] = [tps(ours, 'prompt'), tps(ours, 'decode')];
     // node-llama-cpp's 2-thread decode is unreliable here: also compare with its 1-thread figure
-    const native1 = rows.find((r) => r.size === row.size && r.type === row.type && r.threads === 1)?.native;
-    out.push(`| ${row.size} | ${row.type} | ${row.threads} | ${mark(ratio(d, tps(row.native, 'decode')), TARGETS.decodeVsNative)} | ${mark(ratio(d, tps(row.wllama, 'decode')), TARGETS.vsWllama)} | ${mark(ratio(p, tps(row.native, 'prompt')), TARGETS.promptVsNative)} | ${mark(ratio(p, tps(row.wllama, 'prompt')), TARGETS.vsWllama)} | ${row.threads > 1 ? mark(ratio(d, tps(native1, 'decode')), TARGETS.decodeVsNative) : ''} |`);
+    const native1 = rows.find((r) => r.model === row.model && r.type === row.type && r.threads === 1)?.native;
+    out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${mark(ratio(d, tps(row.native, 'decode')), TARGETS.decodeVsNative)} | ${mark(ratio(d, tps(row.wllama, 'decode')), TARGETS.vsWllama)} | ${mark(ratio(p, tps(row.native, 'prompt')), TARGETS.promptVsNative)} | ${mark(ratio(p, tps(row.wllama, 'prompt')), TARGETS.vsWllama)} | ${row.threads > 1 ? mark(ratio(d, tps(native1, 'decode')), TARGETS.decodeVsNative) : ''} |`);
   }
   out.push('');
   out.push('Same tokens as native: leading greedy tokens equal to native llama.cpp\'s (information only: the weights are random, so close logits make greedy paths part early).');
@@ -335,7 +345,7 @@ function report(rows, opts) {
       const m = row[engine]?.memory;
       if (!m) continue;
       const target = m.fileSize + m.kvCacheBytes + 64 * 2 ** 20;
-      out.push(`| ${row.size} | ${row.type} | ${row.threads} | ${engine} | ${mb(m.fileSize)} | ${mb(m.weightBytes)} | ${mb(m.kvCacheBytes)} | ${mb(m.wasmHeapBytes)} | ${mb(target)} | ${m.wasmHeapBytes <= target ? '✓' : '✗'} |`);
+      out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${engine} | ${mb(m.fileSize)} | ${mb(m.weightBytes)} | ${mb(m.kvCacheBytes)} | ${mb(m.wasmHeapBytes)} | ${mb(target)} | ${m.wasmHeapBytes <= target ? '✓' : '✗'} |`);
     }
   }
   return out.join('\n');
@@ -343,49 +353,69 @@ function report(rows, opts) {
 
 // --------------------------------------------------------------- main ----
 
+/** The models to run, in order: {arch, model (the table's label), type, file}, generated when missing. */
+function modelList(opts) {
+  const models = [];
+  for (const arch of opts.archs) {
+    const types = opts.types ? opts.types.filter((t) => ARCH_TYPES[arch].includes(t)) : ARCH_TYPES[arch];
+    if (arch === 'llama') {
+      for (const size of opts.sizes) {
+        for (const type of types) models.push({ arch, model: size, type, file: ensureModel(size, type, opts.models, TESTDATA, log) });
+      }
+    } else {
+      for (const type of types) models.push({ arch, model: `${arch} S`, type, file: ensureRwkvModel(arch, type, opts.models, TESTDATA, log) });
+    }
+  }
+  return models;
+}
+
 async function main() {
   const opts = options();
-  const files = {};
-  for (const size of opts.sizes) {
-    for (const type of opts.types) files[`${size}/${type}`] = ensureModel(size, type, opts.models, TESTDATA, log);
-  }
+  const models = modelList(opts);
   const web = await snapshot();
   childEnv = { WASMLM_BENCH_INDEX: web.index };
   const { openTokenizer, releaseWasmModules } = await import(web.index);
-  const tokenizer = await openTokenizer(Object.values(files)[0]); // the same vocabulary in every file
-  const { ids: prompt, text: promptText } = await makePrompt(tokenizer, opts.nPrompt);
-  const needsBrowser = opts.engines.includes('ours-chromium') || opts.engines.includes('wllama');
+  // one vocabulary per family (LLaMA-2's; RWKV World's, whose prompts have no BOS)
+  const vocabs = {};
+  for (const m of models) {
+    const family = m.arch === 'llama' ? 'llama' : 'rwkv';
+    if (!vocabs[family]) {
+      const tokenizer = await openTokenizer(m.file);
+      vocabs[family] = { tokenizer, ...(await makePrompt(tokenizer, opts.nPrompt, family === 'llama')) };
+    }
+    m.vocab = vocabs[family];
+  }
+  const needsBrowser = opts.engines.includes('ours-chromium') || (opts.engines.includes('wllama') && opts.archs.includes('llama'));
   if (needsBrowser && !fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing (apt-get install chromium)`);
   const browser = needsBrowser ? await Browser.start(web.dir, opts.models) : null;
   const rows = [];
   try {
-    for (const size of opts.sizes) {
-      for (const type of opts.types) {
-        const file = files[`${size}/${type}`];
-        for (const threads of opts.threads) {
-          const row = { size, type, threads, file: modelFileName(size, type) };
-          rows.push(row);
-          const args = [file, String(threads), JSON.stringify(prompt), String(opts.nGen)];
-          const step = async (engine, run) => {
-            log(`${size} ${type} ${threads}t ${engine} ...`);
-            const t0 = performance.now();
-            const r = await run().catch((error) => ({ error: String(error?.stack ?? error) }));
-            log(`  ${r.error ? `error: ${r.error.split('\n')[0]}` : `prompt ${fmt(tps(r, 'prompt'))} t/s, decode ${fmt(tps(r, 'decode'))} t/s, load ${fmt(r.loadMs / 1000)} s`} (${((performance.now() - t0) / 1000).toFixed(0)} s in all)`);
-            return r;
-          };
-          if (opts.engines.includes('native')) row.native = await step('native', () => runChild('node-native.js', args));
-          if (opts.engines.includes('ours-node')) row['ours-node'] = await step('ours-node', () => runChild('node-ours.js', args));
-          if (opts.engines.includes('ours-chromium')) {
-            row['ours-chromium'] = await step('ours-chromium', () => browser.ours(file, { threads, prompt, nGen: opts.nGen }));
+    for (const { arch, model, type, file, vocab } of models) {
+      const { ids: prompt, text: promptText } = vocab;
+      const banned = arch === 'llama' ? [] : [RWKV_EOT];
+      for (const threads of opts.threads) {
+        const row = { arch, model, type, threads, file: path.basename(file), vocab };
+        rows.push(row);
+        const args = [file, String(threads), JSON.stringify(prompt), String(opts.nGen), JSON.stringify(banned)];
+        const step = async (engine, run) => {
+          log(`${model} ${type} ${threads}t ${engine} ...`);
+          const t0 = performance.now();
+          const r = await run().catch((error) => ({ error: String(error?.stack ?? error) }));
+          log(`  ${r.error ? `error: ${r.error.split('\n')[0]}` : `prompt ${fmt(tps(r, 'prompt'))} t/s, decode ${fmt(tps(r, 'decode'))} t/s, load ${fmt(r.loadMs / 1000)} s`} (${((performance.now() - t0) / 1000).toFixed(0)} s in all)`);
+          return r;
+        };
+        if (opts.engines.includes('native')) row.native = await step('native', () => runChild('node-native.js', args));
+        if (opts.engines.includes('ours-node')) row['ours-node'] = await step('ours-node', () => runChild('node-ours.js', args));
+        if (opts.engines.includes('ours-chromium')) {
+          row['ours-chromium'] = await step('ours-chromium', () => browser.ours(file, { threads, prompt, nGen: opts.nGen, banned }));
+        }
+        if (opts.engines.includes('wllama') && arch === 'llama') {
+          const runs = [];
+          for (const build of opts.wllamaBuilds) {
+            runs.push(await step(`wllama ${build}`, () => browser.wllama(file, build, { threads, prompt, promptText, nGen: opts.nGen })));
           }
-          if (opts.engines.includes('wllama')) {
-            const runs = [];
-            for (const build of opts.wllamaBuilds) {
-              runs.push(await step(`wllama ${build}`, () => browser.wllama(file, build, { threads, prompt, promptText, nGen: opts.nGen })));
-            }
-            row.wllamaRuns = runs;
-            row.wllama = bestWllama(runs);
-          }
+          row.wllamaRuns = runs;
+          row.wllama = bestWllama(runs);
         }
       }
     }
@@ -394,12 +424,15 @@ async function main() {
   }
   // wllama returns text, not ids: compare it with native's tokens as text
   for (const row of rows) {
-    if (row.native?.tokens) row.nativeText = tokenizer.decode(row.native.tokens);
-    if (row['ours-node']?.tokens) row.oursText = tokenizer.decode(row['ours-node'].tokens);
+    if (row.native?.tokens) row.nativeText = row.vocab.tokenizer.decode(row.native.tokens);
+    if (row['ours-node']?.tokens) row.oursText = row.vocab.tokenizer.decode(row['ours-node'].tokens);
+    row.prompt = row.vocab.ids;
+    row.promptText = row.vocab.text;
+    delete row.vocab;
   }
-  tokenizer.dispose();
+  for (const v of Object.values(vocabs)) v.tokenizer.dispose();
   await releaseWasmModules();
-  if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify({ options: opts, prompt, promptText, rows }, null, 1)}\n`);
+  if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify({ options: opts, rows }, null, 1)}\n`);
   console.log(report(rows, opts));
 }
 

@@ -184,3 +184,26 @@ TEST(SimdKScales, UnpackMatchesScalar) {
     ASSERT_EQ(0, std::memcmp(ref, fast, 16)) << "trial " << trial;
   }
 }
+
+// The F16 kernel converts halves as finite numbers and does a row with an inf
+// or NaN again exactly: the same as the scalar reference either way.
+TEST(SimdF16, InfAndNaNInARowGiveTheReferenceResult) {
+  const QuantTraits& t = quant_traits(GgmlType::F16);
+  std::mt19937 rng(5);
+  for (uint16_t special : {uint16_t(0x7C00), uint16_t(0xFC00), uint16_t(0x7E00), uint16_t(0x7BFF)}) {
+    for (int at : {0, 7, 15, 33, 39}) {
+      std::vector<uint16_t> w(40);
+      std::vector<float> y = random_floats(40, rng);
+      for (auto& h : w) h = fp32_to_fp16(std::normal_distribution<float>(0.f, 1.f)(rng));
+      w[at] = special;
+      const float ref = t.vec_dot_ref(40, w.data(), y.data()), got = t.vec_dot(40, w.data(), y.data());
+      if (std::isnan(ref)) {
+        EXPECT_TRUE(std::isnan(got)) << std::hex << special << " at " << at;
+      } else if (std::isinf(ref)) {
+        EXPECT_EQ(got, ref) << std::hex << special << " at " << at;
+      } else {
+        EXPECT_NEAR(got, ref, 1e-5 * 65504 * 40) << std::hex << special << " at " << at;
+      }
+    }
+  }
+}

@@ -23,9 +23,10 @@ float vec_dot_f16_f32(int64_t n, const void* w, const void* a) {
 }
 
 #ifdef __wasm_simd128__
-float vec_dot_f16_f32_simd(int64_t n, const void* w, const void* a) {
-  const auto* x = static_cast<const uint16_t*>(w);
-  const auto* y = static_cast<const float*>(a);
+namespace {
+
+// The exact converter (inf and NaN too), for rows that hold such halves.
+float vec_dot_f16_f32_special(int64_t n, const uint16_t* x, const float* y) {
   v128_t acc0 = wasm_f32x4_splat(0), acc1 = acc0;
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -34,6 +35,41 @@ float vec_dot_f16_f32_simd(int64_t n, const void* w, const void* a) {
     acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(simd::fp16x4_to_f32(wasm_u32x4_extend_high_u16x8(h)), wasm_v128_load(y + i + 4)));
   }
   float sum = simd::hsum_f32(wasm_f32x4_add(acc0, acc1));
+  for (; i < n; ++i) sum += fp16_to_fp32_fast(x[i]) * y[i];
+  return sum;
+}
+
+}  // namespace
+
+// Halves converted with the finite-only converter (about half the work of
+// the exact one); a row with an inf or NaN is done again exactly.
+float vec_dot_f16_f32_simd(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const uint16_t*>(w);
+  const auto* y = static_cast<const float*>(a);
+  const v128_t abs_mask = wasm_i16x8_splat(0x7FFF);
+  v128_t acc0 = wasm_f32x4_splat(0), acc1 = acc0, acc2 = acc0, acc3 = acc0, top = wasm_i16x8_splat(0);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const v128_t h0 = wasm_v128_load(x + i), h1 = wasm_v128_load(x + i + 8);
+    top = wasm_u16x8_max(top, wasm_u16x8_max(wasm_v128_and(h0, abs_mask), wasm_v128_and(h1, abs_mask)));
+    v128_t f0, f1, f2, f3;
+    simd::fp16x8_to_f32_finite(h0, &f0, &f1);
+    simd::fp16x8_to_f32_finite(h1, &f2, &f3);
+    acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(f0, wasm_v128_load(y + i)));
+    acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(f1, wasm_v128_load(y + i + 4)));
+    acc2 = wasm_f32x4_add(acc2, wasm_f32x4_mul(f2, wasm_v128_load(y + i + 8)));
+    acc3 = wasm_f32x4_add(acc3, wasm_f32x4_mul(f3, wasm_v128_load(y + i + 12)));
+  }
+  for (; i + 8 <= n; i += 8) {
+    const v128_t h = wasm_v128_load(x + i);
+    top = wasm_u16x8_max(top, wasm_v128_and(h, abs_mask));
+    v128_t f0, f1;
+    simd::fp16x8_to_f32_finite(h, &f0, &f1);
+    acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(f0, wasm_v128_load(y + i)));
+    acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(f1, wasm_v128_load(y + i + 4)));
+  }
+  if (wasm_v128_any_true(wasm_u16x8_ge(top, wasm_i16x8_splat(0x7C00)))) return vec_dot_f16_f32_special(n, x, y);
+  float sum = simd::hsum_f32(wasm_f32x4_add(wasm_f32x4_add(acc0, acc1), wasm_f32x4_add(acc2, acc3)));
   for (; i < n; ++i) sum += fp16_to_fp32_fast(x[i]) * y[i];
   return sum;
 }

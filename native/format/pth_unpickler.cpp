@@ -1,5 +1,7 @@
 #include "format/pth_unpickler.h"
 
+#include <cstdint>
+
 #include "core/error.h"
 #include "format/limits.h"
 
@@ -127,13 +129,17 @@ PyValue PthUnpickler::rebuild_tensor(PickleHeap& heap, const std::vector<PyValue
   if (t.shape.size() != t.stride.size())
     fail(ErrorCode::BadFormat, offset, "_rebuild_tensor_v2: " + std::to_string(t.shape.size()) + " sizes but " +
                                            std::to_string(t.stride.size()) + " strides");
-  // The last element must lie inside the storage (an empty tensor touches nothing).
+  // The last element must lie inside the storage (an empty tensor touches
+  // nothing), and the element count must fit in an int64 (zero strides could
+  // make a huge tensor of a small storage).
   bool empty = false;
-  unsigned __int128 last = t.storage_offset;
+  unsigned __int128 last = t.storage_offset, count = 1;
   for (size_t i = 0; i < t.shape.size(); ++i) {
     if (t.shape[i] == 0) empty = true;
     else last += static_cast<unsigned __int128>(t.shape[i] - 1) * static_cast<uint64_t>(t.stride[i]);
+    count = count > INT64_MAX ? count : count * static_cast<uint64_t>(t.shape[i]);
   }
+  if (!empty && count > INT64_MAX) fail(ErrorCode::BadFormat, offset, "tensor of more than 2^63 elements");
   uint64_t numel = storages_[view.storage].numel;
   if (!empty && last >= numel)
     fail(ErrorCode::BadFormat, offset, "tensor reaches element " + std::to_string(static_cast<uint64_t>(last)) +

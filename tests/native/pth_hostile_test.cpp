@@ -37,11 +37,17 @@ std::string u32le(uint32_t v) { return std::string{char(v), char(v >> 8), char(v
 std::string str(const std::string& s) { return "X" + u32le(static_cast<uint32_t>(s.size())) + s; }  // BINUNICODE
 std::string int1(uint8_t v) { return std::string("K") + char(v); }
 
-// A pickle of {"w": _rebuild_tensor_v2(<FloatStorage key "0", numel>, 0, (rows, cols), (cols, 1), False, OrderedDict())}.
-std::string tensor_pickle(uint8_t numel, uint8_t rows, uint8_t cols) {
+// A pickle of {"w": _rebuild_tensor_v2(<FloatStorage key "0", numel>, 0, size, stride, False, OrderedDict())}
+// with size and stride given as pickled tuples.
+std::string tensor_pickle(uint8_t numel, const std::string& size, const std::string& stride) {
   return kProto2 + "}(" + str("w") + "ctorch._utils\n_rebuild_tensor_v2\n(" + "(" + str("storage") +
-         "ctorch\nFloatStorage\n" + str("0") + str("cpu") + int1(numel) + "tQ" + int1(0) + int1(rows) + int1(cols) +
-         "\x86" + int1(cols) + int1(1) + "\x86" + "\x89" + "ccollections\nOrderedDict\n)Rt" + "R" + "u.";
+         "ctorch\nFloatStorage\n" + str("0") + str("cpu") + int1(numel) + "tQ" + int1(0) + size + stride + "\x89" +
+         "ccollections\nOrderedDict\n)Rt" + "R" + "u.";
+}
+
+// A (rows, cols) row-major tensor.
+std::string tensor_pickle(uint8_t numel, uint8_t rows, uint8_t cols) {
+  return tensor_pickle(numel, int1(rows) + int1(cols) + "\x86", int1(cols) + int1(1) + "\x86");
 }
 
 std::string floats(size_t n) {
@@ -231,6 +237,12 @@ TEST(PthTensors, ATensorReachingPastItsStorageIsBadFormat) {
   std::string pkl = tensor_pickle(4, 2, 4);
   size_t reduce_at = pkl.size() - 3;  // ...R u .
   expect_pickle_error(pkl, ErrorCode::BadFormat, reduce_at, "reaches element 7");
+}
+
+TEST(PthTensors, ZeroStridesCannotMakeATensorOfMoreThan2To63Elements) {
+  std::string big = "J" + u32le(0x7fffffff);
+  std::string pkl = tensor_pickle(1, big + big + big + "\x87", int1(0) + int1(0) + int1(0) + "\x87");
+  expect_pickle_error(pkl, ErrorCode::BadFormat, pkl.size() - 3, "more than 2^63 elements");
 }
 
 TEST(PthTensors, AMissingOrShortStorageEntryIsBadFormat) {

@@ -55,7 +55,7 @@ for path in sys.argv[1:]:
             if s.data_ptr() not in ptrs: ptrs.append(s.data_ptr())
             sid = ptrs.index(s.data_ptr())
         d = {"name": name, "dtype": DT[t.dtype], "shape": list(t.shape), "stride": list(t.stride()),
-             "offset": t.storage_offset(), "sid": sid}
+             "offset": t.storage_offset(), "sid": sid, "contiguous": t.is_contiguous()}
         if t.numel() <= 100000:
             d["bits"] = t.detach().to(torch.float32).contiguous().view(torch.int32).flatten().tolist()
         ts.append(d)
@@ -142,6 +142,7 @@ void expect_matches_torch(const std::string& rel, const json& expected) {
     EXPECT_EQ(t.shape, e["shape"].get<std::vector<int64_t>>());
     EXPECT_EQ(t.stride, e["stride"].get<std::vector<int64_t>>());
     EXPECT_EQ(t.storage_offset, e["offset"].get<uint64_t>());
+    EXPECT_EQ(t.contiguous(), e["contiguous"].get<bool>());
     int sid = e["sid"].get<int>();
     if (sid >= 0) {  // the same storage in torch <=> the same storage here
       auto [it, fresh] = our_to_torch_storage.emplace(t.storage, sid);

@@ -202,7 +202,7 @@ void PthUnpickler::build(PickleHeap& heap, PyValue obj, PyValue state, uint64_t 
 
 int64_t PthUnpickler::find_storage(const std::string& key) const {
   auto it = storage_by_key_.find(key);
-  return it == storage_by_key_.end() ? -1 : it->second;
+  return it == storage_by_key_.end() ? -1 : static_cast<int64_t>(it->second);
 }
 
 }  // namespace wasmlm

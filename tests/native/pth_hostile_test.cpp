@@ -306,6 +306,22 @@ TEST(PthHostile, TruncatedLegacyFileIsTruncated) {
   EXPECT_NE(e->detail().find("past the end of the file"), std::string::npos) << e->what();
 }
 
+TEST(PthHostile, LegacyKeysListNamingAnUnknownStorageIsBadFormat) {
+  WASMLM_REQUIRE_TESTDATA();
+  std::vector<uint8_t> bytes = read_file(testdata_dir() + "/pytorch/burn/simple_legacy.pt");
+  // The keys list is the last pickle: rename its first key.
+  wasmlm::PthCheckpoint ck = wasmlm::read_pth_checkpoint(bytes.data(), bytes.size());
+  ASSERT_FALSE(ck.storages.empty());
+  std::string text(bytes.begin(), bytes.end());
+  size_t at = text.rfind(ck.storages[0].key, ck.storages[0].offset);
+  ASSERT_NE(at, std::string::npos);
+  bytes[at] = 'T';
+  auto e = checkpoint_error(bytes);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->code(), ErrorCode::BadFormat) << e->what();
+  EXPECT_NE(e->detail().find("is listed but no tensor uses it"), std::string::npos) << e->what();
+}
+
 TEST(PthHostile, UnknownBytesAreBadFormat) {
   std::vector<uint8_t> bytes = {'a', 'b', 'c'};
   expect_error(checkpoint_error(bytes), ErrorCode::BadFormat, 0, "not a PyTorch checkpoint");

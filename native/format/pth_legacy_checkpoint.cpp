@@ -1,6 +1,6 @@
 #include "format/pth_legacy_checkpoint.h"
 
-#include <cstring>
+#include <iterator>
 
 #include "core/error.h"
 #include "format/limits.h"
@@ -13,9 +13,8 @@ namespace wasmlm {
 
 namespace {
 
-// PROTO 2, LONG1 of 10 bytes: 0x1950a86a20f9469cfc6c little-endian, STOP.
-constexpr uint8_t kMagicPickle[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46,
-                                    0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e};
+// The magic number 0x1950a86a20f9469cfc6c, little-endian, as LONG1 stores it.
+constexpr uint8_t kMagic[] = {0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
 constexpr int64_t kProtocolVersion = 1001;
 
 const PyValue* dict_get(const PickleHeap& heap, PyValue dict, const std::string& key) {
@@ -29,7 +28,8 @@ const PyValue* dict_get(const PickleHeap& heap, PyValue dict, const std::string&
 }  // namespace
 
 bool looks_like_legacy_pth(const uint8_t* head, size_t n) {
-  return n >= sizeof kMagicPickle && std::memcmp(head, kMagicPickle, sizeof kMagicPickle) == 0;
+  // PROTO 2..5 (torch.save's pickle_protocol); the magic number is checked once unpickled.
+  return n >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5;
 }
 
 PthCheckpoint read_pth_legacy(uint64_t file_size, const ReadAt& read_at) {
@@ -38,7 +38,7 @@ PthCheckpoint read_pth_legacy(uint64_t file_size, const ReadAt& read_at) {
   PthUnpickler unpickler;
 
   PyValue magic = run_pickle(in, heap, unpickler, "magic number pickle");
-  if (magic.kind != PyKind::BigInt || heap.at(magic).text != std::string(kMagicPickle + 4, kMagicPickle + 14))
+  if (magic.kind != PyKind::BigInt || heap.at(magic).text != std::string(std::begin(kMagic), std::end(kMagic)))
     fail(ErrorCode::BadFormat, 0, "legacy torch file without its magic number");
   uint64_t at = in.pos();
   PyValue protocol = run_pickle(in, heap, unpickler, "protocol pickle");

@@ -8,7 +8,7 @@
 
 namespace wasmlm {
 
-// True if the file starts with the legacy magic-number pickle.
+// True if the file starts like a pickle (the legacy format's first is the magic number).
 bool looks_like_legacy_pth(const uint8_t* head, size_t n);
 PthCheckpoint read_pth_legacy(uint64_t file_size, const ReadAt& read_at);
 

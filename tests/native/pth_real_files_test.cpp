@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -82,12 +84,11 @@ std::vector<std::string> pytorch_files() {
   return files;
 }
 
-// torch's view of every checkpoint, or nullopt (with `why`) if torch cannot run.
-std::optional<json> torch_expectations(const std::vector<std::string>& files, std::string& why) {
+// Runs a Python script with Debian's torch; its stdout, or nullopt (with `why`).
+std::optional<std::string> run_torch(const std::string& script, const std::vector<std::string>& args, std::string& why) {
   if (!fs::exists("/usr/bin/python3")) return why = "/usr/bin/python3 is missing", std::nullopt;
-  std::string cmd = "/usr/bin/python3 -c '" + std::string(kTorchScript) + "'";
-  for (const auto& f : files)
-    if (is_checkpoint(f)) cmd += " '" + testdata_dir() + "/" + f + "'";
+  std::string cmd = "/usr/bin/python3 -c '" + script + "'";
+  for (const auto& a : args) cmd += " '" + a + "'";
   cmd += " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return why = "cannot run /usr/bin/python3", std::nullopt;
@@ -95,8 +96,15 @@ std::optional<json> torch_expectations(const std::vector<std::string>& files, st
   char buf[1 << 16];
   for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
   int status = pclose(p);
-  if (status != 0) return why = "torch failed (is python3-torch installed?): " + out.substr(0, 500), std::nullopt;
-  return json::parse(out);
+  if (status != 0) return why = "torch failed (is python3-torch installed?): " + out.substr(0, 800), std::nullopt;
+  return out;
+}
+
+// torch's view of the checkpoints at these absolute paths, keyed by path.
+std::optional<json> torch_expectations(const std::vector<std::string>& paths, std::string& why) {
+  std::optional<std::string> out = run_torch(kTorchScript, paths, why);
+  if (!out) return std::nullopt;
+  return json::parse(*out);
 }
 
 #define REQUIRE_TORCH(expected, why)                                                \
@@ -123,8 +131,8 @@ struct RecordingReader {
   }
 };
 
-void expect_matches_torch(const std::string& rel, const json& expected) {
-  std::vector<uint8_t> bytes = read_file(testdata_dir() + "/" + rel);
+void expect_matches_torch(const std::string& rel, const std::string& path, const json& expected) {
+  std::vector<uint8_t> bytes = read_file(path);
   RecordingReader rec{bytes, {}};
   wasmlm::ReadAt read_at = rec.reader();
   wasmlm::PthCheckpoint ck = wasmlm::read_pth_checkpoint(bytes.size(), read_at);
@@ -179,16 +187,20 @@ TEST(PthRealFiles, EveryCheckpointReadsAsTorchReadsIt) {
   WASMLM_REQUIRE_TESTDATA();
   std::vector<std::string> files = pytorch_files();
   ASSERT_FALSE(files.empty()) << "no .pt/.pth files under " << testdata_dir() << "/pytorch";
+  std::vector<std::string> paths;
+  for (const auto& rel : files)
+    if (is_checkpoint(rel)) paths.push_back(testdata_dir() + "/" + rel);
   std::string why;
-  std::optional<json> expected = torch_expectations(files, why);
+  std::optional<json> expected = torch_expectations(paths, why);
   REQUIRE_TORCH(expected, why);
   size_t checked = 0, tensors = 0;
   for (const auto& rel : files) {
     if (!is_checkpoint(rel)) continue;
     SCOPED_TRACE(rel);
-    const json& e = (*expected)[testdata_dir() + "/" + rel];
+    std::string path = testdata_dir() + "/" + rel;
+    const json& e = (*expected)[path];
     try {
-      expect_matches_torch(rel, e);
+      expect_matches_torch(rel, path, e);
     } catch (const wasmlm::Error& err) {
       ADD_FAILURE() << rel << ": " << err.what();
     }
@@ -200,6 +212,56 @@ TEST(PthRealFiles, EveryCheckpointReadsAsTorchReadsIt) {
     EXPECT_TRUE(std::any_of(files.begin(), files.end(), [&](const std::string& f) { return f.rfind(group, 0) == 0; }))
         << group;
   std::printf("[ compared  ] %zu checkpoints, %zu tensors against torch\n", checked, tensors);
+}
+
+// Written by torch here, into a temporary folder: every pickle protocol
+// torch.save takes (2-5: FRAME, MEMOIZE, STACK_GLOBAL, ...), zip and legacy,
+// with views (transposed, sliced, permuted, offset into a shared storage),
+// every dtype, a Parameter, int dict keys, lists and non-tensor values.
+const char* kWriteScript = R"PY(
+import sys, os, torch
+d = sys.argv[1]
+torch.manual_seed(0)
+base = torch.randn(6, 8)
+sd = {"w": base, "wt": base.t(), "row": base[2], "col": base[:, 3], "slice": base[1:4, 2:6],
+      "half": torch.randn(5, 3).half(), "bf": torch.randn(4).bfloat16(), "f64": torch.randn(3).double(),
+      "i8": torch.arange(-3, 3, dtype=torch.int8), "i16": torch.arange(-5, 5, dtype=torch.int16),
+      "i32": torch.arange(-2, 2, dtype=torch.int32), "i64": torch.tensor([-(2**62), 2**53 + 1, 7]),
+      "u8": torch.arange(250, 256, dtype=torch.uint8), "b": torch.tensor([True, False]),
+      "nested": {"deep": {"p": torch.nn.Parameter(torch.randn(3, 2))}}, "list": [torch.ones(2, dtype=torch.int64), 7, "x"],
+      3: torch.tensor(True), "scalar": torch.tensor(2.5, dtype=torch.float64),
+      "perm": torch.randn(2, 3, 4).permute(2, 0, 1), "empty": torch.zeros(0, 3), "meta": "text", "pi": 3.14}
+for proto in (2, 3, 4, 5):
+    torch.save(sd, os.path.join(d, "zip_p%d.pt" % proto), pickle_protocol=proto)
+    torch.save(sd, os.path.join(d, "legacy_p%d.pt" % proto), pickle_protocol=proto, _use_new_zipfile_serialization=False)
+print("ok")
+)PY";
+
+TEST(PthRealFiles, EveryPickleProtocolAndViewKindReadsAsTorchReadsIt) {
+  std::string dir = (fs::temp_directory_path() / ("wasmlm-pth-" + std::to_string(::getpid()))).string();
+  fs::create_directories(dir);
+  std::string why;
+  std::optional<std::string> wrote = run_torch(kWriteScript, {dir}, why);
+  std::optional<json> expected;
+  std::vector<std::string> paths;
+  if (wrote) {
+    for (int proto = 2; proto <= 5; ++proto)
+      for (const char* kind : {"zip", "legacy"}) paths.push_back(dir + "/" + kind + "_p" + std::to_string(proto) + ".pt");
+    expected = torch_expectations(paths, why);
+  }
+  if (!expected) fs::remove_all(dir);
+  REQUIRE_TORCH(expected, why);
+  for (const auto& path : paths) {
+    SCOPED_TRACE(path);
+    const json& e = (*expected)[path];
+    EXPECT_EQ(e.size(), 20u);  // every tensor of the script's dict
+    try {
+      expect_matches_torch(fs::path(path).filename().string(), path, e);
+    } catch (const wasmlm::Error& err) {
+      ADD_FAILURE() << path << ": " << err.what();
+    }
+  }
+  fs::remove_all(dir);
 }
 
 TEST(PthRealFiles, TarCheckpointsAreRefusedNamingTheFormat) {

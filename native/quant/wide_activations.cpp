@@ -5,11 +5,12 @@
 namespace wasmlm {
 
 bool has_wide_activations(GgmlType vec_dot_type) {
-  return vec_dot_type == GgmlType::Q8_0 || vec_dot_type == GgmlType::Q8_K;
+  return vec_dot_type == GgmlType::Q8_0 || vec_dot_type == GgmlType::Q8_1 || vec_dot_type == GgmlType::Q8_K;
 }
 
 uint64_t wide_activation_bytes(GgmlType vec_dot_type, int64_t n) {
   if (vec_dot_type == GgmlType::Q8_0) return sizeof(block_q8_0w) * static_cast<uint64_t>(n / QK8_0);
+  if (vec_dot_type == GgmlType::Q8_1) return sizeof(block_q8_1w) * static_cast<uint64_t>(n / QK8_1);
   return sizeof(block_q8_Kw) * static_cast<uint64_t>(n / QK_K);
 }
 
@@ -24,6 +25,16 @@ void widen_activations(GgmlType vec_dot_type, const void* src, void* dst, int64_
         y[i].sum8[(j % 8) / 2] += 8 * x[i].qs[j];
       }
       y[i].d = fp16_to_fp32(x[i].d);
+    }
+    return;
+  }
+  if (vec_dot_type == GgmlType::Q8_1) {
+    const auto* x = static_cast<const block_q8_1*>(src);
+    auto* y = static_cast<block_q8_1w*>(dst);
+    for (int64_t i = 0; i < n / QK8_1; ++i) {
+      for (int j = 0; j < QK8_1; ++j) y[i].qs[j] = x[i].qs[j];
+      y[i].d = fp16_to_fp32(x[i].d);
+      y[i].s = fp16_to_fp32(x[i].s);
     }
     return;
   }

@@ -21,6 +21,14 @@ struct block_q8_0w {
   float d;
 };
 
+// Q8_1 (Q4_1/Q5_1 activations): the int16 values, d, and s = d * sum(qs) as
+// the Q8_1 block stores it (an fp16, here widened to float).
+struct block_q8_1w {
+  int16_t qs[QK8_1];
+  float d;
+  float s;
+};
+
 struct block_q8_Kw {
   int16_t qs[QK_K];
   int16_t bsums[QK_K / 16];  // sums of 16 consecutive qs

@@ -111,7 +111,7 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 5);
+  EXPECT_EQ(checked, 7);
 }
 
 TEST(SimdKernels, EveryVecDotMatchesItsScalarReference) {

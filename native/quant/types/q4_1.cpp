@@ -4,6 +4,7 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
+#include "quant/min_block_kernel.h"
 #include "quant/simd128.h"
 
 namespace wasmlm {
@@ -67,6 +68,20 @@ float vec_dot_q4_1_q8_1_simd(int64_t n, const void* w, const void* a) {
     sum_ms += fp16_to_fp32_fast(x[i].m) * fp16_to_fp32_fast(y[i].s);
   }
   return simd::hsum_f32(acc) + sum_ms;
+}
+
+void vec_dot_q4_1_q8_1w(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                        int64_t out_stride) {
+  const v128_t m4 = wasm_i16x8_splat(0x0F);
+  simd::vec_dot_min_blocks_q8_1w(n, static_cast<const block_q4_1*>(w), a, act_stride, n_tokens, out, out_stride,
+                                 [&](const block_q4_1& b, v128_t* q) {
+                                   const v128_t v = wasm_v128_load(b.qs);
+                                   const v128_t lo = wasm_u16x8_extend_low_u8x16(v), hi = wasm_u16x8_extend_high_u8x16(v);
+                                   q[0] = wasm_v128_and(lo, m4);
+                                   q[1] = wasm_v128_and(hi, m4);
+                                   q[2] = wasm_u16x8_shr(lo, 4);
+                                   q[3] = wasm_u16x8_shr(hi, 4);
+                                 });
 }
 #endif
 

@@ -6,6 +6,7 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
+#include "quant/min_block_kernel.h"
 #include "quant/simd128.h"
 
 namespace wasmlm {
@@ -87,6 +88,25 @@ float vec_dot_q5_1_q8_1_simd(int64_t n, const void* w, const void* a) {
     sum_ms += fp16_to_fp32_fast(x[i].m) * fp16_to_fp32_fast(y[i].s);
   }
   return simd::hsum_f32(acc) + sum_ms;
+}
+
+void vec_dot_q5_1_q8_1w(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                        int64_t out_stride) {
+  const v128_t m4 = wasm_i8x16_splat(0x0F);
+  simd::vec_dot_min_blocks_q8_1w(n, static_cast<const block_q5_1*>(w), a, act_stride, n_tokens, out, out_stride,
+                                 [&](const block_q5_1& b, v128_t* q) {
+                                   uint32_t qh;
+                                   std::memcpy(&qh, b.qh, sizeof qh);
+                                   v128_t h_lo, h_hi;
+                                   simd::q5_high_bits(qh, &h_lo, &h_hi);
+                                   const v128_t v = wasm_v128_load(b.qs);
+                                   const v128_t lo = wasm_v128_or(wasm_v128_and(v, m4), h_lo);
+                                   const v128_t hi = wasm_v128_or(wasm_u8x16_shr(v, 4), h_hi);
+                                   q[0] = wasm_u16x8_extend_low_u8x16(lo);
+                                   q[1] = wasm_u16x8_extend_high_u8x16(lo);
+                                   q[2] = wasm_u16x8_extend_low_u8x16(hi);
+                                   q[3] = wasm_u16x8_extend_high_u8x16(hi);
+                                 });
 }
 #endif
 

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "core/ggml_type.h"
 #include "format/gguf_split.h"
 #include "format/incremental_parser.h"
+#include "format/pth_checkpoint.h"
 #include "model/rwkv_model.h"
 #include "model/sequence_model.h"
 #include "sampling/generation_text.h"
@@ -376,6 +378,88 @@ class TensorStatsBinding {
   val error_ = val::null();
 };
 
+// Reads a PyTorch checkpoint's directory (the zip's central directory and
+// data.pkl, or the legacy pickles) from byte ranges JS supplies on demand:
+// read() answers {need: {offset, length}} until it has what it asks for, then
+// the tensors. (The zip directory is at the file's end, so this cannot be a
+// front-to-back stream.)
+class PthInspectBinding {
+ public:
+  explicit PthInspectBinding(double file_size) : size_(static_cast<uint64_t>(file_size)) {}
+  uintptr_t staging(size_t n) {
+    if (staging_.size() < n) staging_.resize(n);
+    return reinterpret_cast<uintptr_t>(staging_.data());
+  }
+  // The n staged bytes are the file's bytes from `offset` on.
+  void add(double offset, size_t n) {
+    ranges_[static_cast<uint64_t>(offset)] = std::vector<uint8_t>(staging_.begin(), staging_.begin() + n);
+  }
+  val read() {
+    val out = val::object();
+    val err = guarded([&] {
+      try {
+        const PthCheckpoint c = read_pth_checkpoint(size_, [this](uint64_t at, uint8_t* dst, size_t n) { return read_at(at, dst, n); });
+        out = describe(c);
+      } catch (const NeedBytes& need) {
+        val range = val::object();
+        range.set("offset", static_cast<double>(need.offset));
+        range.set("length", static_cast<double>(need.length));
+        out.set("need", range);
+      }
+    });
+    return err.isNull() ? out : err;
+  }
+
+ private:
+  struct NeedBytes {
+    uint64_t offset, length;
+  };
+  // Whole ranges only: a part of one would read as a truncated file.
+  size_t read_at(uint64_t at, uint8_t* dst, size_t n) {
+    if (at >= size_) return 0;
+    n = static_cast<size_t>(std::min<uint64_t>(n, size_ - at));
+    auto it = ranges_.upper_bound(at);
+    if (it != ranges_.begin()) {
+      --it;
+      const uint64_t start = it->first, end = start + it->second.size();
+      if (at >= start && at + n <= end) {
+        std::memcpy(dst, it->second.data() + (at - start), n);
+        return n;
+      }
+    }
+    throw NeedBytes{at, n};
+  }
+  static val describe(const PthCheckpoint& c) {
+    val out = val::object();
+    out.set("format", std::string(c.format == PthFormat::Zip ? "pytorch-zip" : "pytorch-legacy"));
+    val tensors = val::array();
+    for (const PthTensor& t : c.tensors) {
+      const PthStorage& st = c.storages[t.storage];
+      val v = val::object();
+      v.set("name", t.name);
+      v.set("dtype", std::string(pth_dtype_name(t.dtype)));
+      val shape = val::array(), stride = val::array();
+      for (int64_t d : t.shape) shape.call<void>("push", static_cast<double>(d));
+      for (int64_t d : t.stride) stride.call<void>("push", static_cast<double>(d));
+      v.set("shape", shape);
+      v.set("stride", stride);
+      v.set("storage", st.key);
+      v.set("storageOffset", static_cast<double>(t.storage_offset));
+      v.set("offset", static_cast<double>(st.offset + t.storage_offset * pth_dtype_size(t.dtype)));
+      v.set("nbytes", static_cast<double>(t.numel() * pth_dtype_size(t.dtype)));
+      v.set("contiguous", t.contiguous());
+      tensors.call<void>("push", v);
+    }
+    out.set("tensors", tensors);
+    out.set("storageCount", static_cast<double>(c.storages.size()));
+    return out;
+  }
+
+  uint64_t size_;
+  std::vector<uint8_t> staging_;
+  std::map<uint64_t, std::vector<uint8_t>> ranges_;
+};
+
 // Loads a model by streaming the whole file through the parser into a
 // WeightStore (one allocation per tensor), then evaluates tokens.
 class ModelBinding : public ParserFeed {
@@ -695,6 +779,11 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("resetSampler", &ModelBinding::reset_sampler)
       .function("tokenizer", &ModelBinding::tokenizer, emscripten::allow_raw_pointers())
       .function("useTokenizer", &ModelBinding::use_tokenizer, emscripten::allow_raw_pointers());
+  emscripten::class_<PthInspectBinding>("PthInspect")
+      .constructor<double>()
+      .function("staging", &PthInspectBinding::staging)
+      .function("add", &PthInspectBinding::add)
+      .function("read", &PthInspectBinding::read);
   emscripten::function("tokenizerFromFile", &tokenizer_from_file_bytes, emscripten::allow_raw_pointers());
   emscripten::function("tokenizerFileFormat", &tokenizer_file_format);
   emscripten::function("typeTable", &type_table);

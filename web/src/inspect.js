@@ -3,6 +3,7 @@
 import { WasmLMError, abortedError, throwIfAborted } from './errors.js';
 import { summarizeModel } from './model-summary.js';
 import { decodeMetadata } from './parse/metadata-values.js';
+import { looksLikePth, readPthDirectory } from './parse/read-pth-directory.js';
 import { readModelDirectory } from './parse/read-model-directory.js';
 import { openByteSource } from './sources/byte-source.js';
 import { loadWasmModule } from './wasm/load-module.js';
@@ -17,6 +18,9 @@ export async function inspect(input, { signal, fetch, wasm } = {}) {
   let source;
   try {
     source = await openByteSource(input, { signal, fetch });
+    if (typeof source.read === 'function' && source.size >= 8 && looksLikePth(await source.read(0, 8))) {
+      return summarizePth(await readPthDirectory(module, source, { signal }));
+    }
     const directory = await readModelDirectory(module, source, { signal });
     return summarizeModel({
       ...directory,
@@ -29,4 +33,28 @@ export async function inspect(input, { signal, fetch, wasm } = {}) {
   } finally {
     await source?.close?.();
   }
+}
+
+/** A PyTorch checkpoint's directory in the summary's shape: tensors with torch's dtype, shape and stride. */
+function summarizePth(directory) {
+  const bytesByType = {};
+  const tensorCountByType = {};
+  let parameterCount = 0;
+  for (const t of directory.tensors) {
+    bytesByType[t.dtype] = (bytesByType[t.dtype] ?? 0) + t.nbytes;
+    tensorCountByType[t.dtype] = (tensorCountByType[t.dtype] ?? 0) + 1;
+    parameterCount += t.shape.reduce((a, b) => a * b, 1);
+  }
+  return {
+    format: directory.format,
+    fileSize: directory.fileSize,
+    metadata: {},
+    architecture: null,
+    tokenizer: null,
+    tensors: directory.tensors.map((t) => ({ ...t, type: t.dtype })),
+    storageCount: directory.storageCount,
+    parameterCount,
+    bytesByType,
+    tensorCountByType,
+  };
 }

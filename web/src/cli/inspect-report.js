@@ -5,6 +5,7 @@ import { formatCount, quote, table, words } from './text.js';
 const ARRAY_PREVIEW = 3;
 
 export function inspectReport(result, { name } = {}) {
+  if (result.format.startsWith('pytorch')) return pthReport(result, name);
   const sections = [overview(result, name), architecture(result), tokenizer(result), metadata(result),
     tensors(result), bytesByType(result), warnings(result)];
   return sections.filter(Boolean).join('\n\n') + '\n';
@@ -87,4 +88,20 @@ function value(v, type = '') {
   const items = Array.from(v.slice(0, ARRAY_PREVIEW), (x) => (Array.isArray(x) || ArrayBuffer.isView(x) ? `[${x.length}]` : scalar(x)));
   const more = v.length > ARRAY_PREVIEW ? ', …' : '';
   return `[${elem} × ${formatCount(v.length)}] ${items.join(', ')}${more}`.trimEnd();
+}
+
+// A PyTorch checkpoint: its tensors as torch has them (dtype, shape, stride,
+// storage), no metadata or tokenizer.
+function pthReport(r, name) {
+  const head = [];
+  if (name) head.push(['file', name]);
+  head.push(['format', r.format === 'pytorch-zip' ? 'PyTorch zip (torch.save)' : 'PyTorch legacy pickle (torch < 1.6)']);
+  head.push(['size', `${formatCount(r.fileSize)} bytes`]);
+  head.push(['parameters', `${formatCount(r.parameterCount)} in ${r.tensors.length} tensors, ${r.storageCount} storages`]);
+  const rows = [['name', 'dtype', 'shape', 'stride', 'storage', 'offset', 'bytes']];
+  for (const t of r.tensors) {
+    rows.push([t.name, t.dtype, t.shape.join(' × ') || 'scalar', t.stride.join(', '), `${t.storage}+${t.storageOffset}`,
+      formatCount(t.offset), formatCount(t.nbytes)]);
+  }
+  return `${table(head, { indent: '' })}\n\nTensors (${r.tensors.length})\n${table(rows, { right: [5, 6] })}\n\n${bytesByType(r)}\n`;
 }

@@ -1,0 +1,77 @@
+// inspect() and `wasmlm inspect` on PyTorch checkpoints: the tensor
+// directory read in wasm from byte ranges (a path, a Blob, a URL with Range
+// requests), never executing the pickle, equal to what torch itself reports.
+import { execFileSync, execFile } from 'node:child_process';
+import fs from 'node:fs';
+import { promisify } from 'node:util';
+import { inspect, releaseWasmModules } from '../../web/src/index.js';
+import { startServer } from '../../scripts/serve.js';
+import { describeWithTestdata, REPO_ROOT, TESTDATA, testdataPath } from './helpers/testdata.js';
+
+const run = promisify(execFile);
+const TORCH_PYTHON = '/usr/bin/python3';
+const FILES = ['pytorch/meta-stories260K/f32/consolidated.00.pth', 'pytorch/meta-stories260K/legacy-f32/consolidated.00.pth',
+  'pytorch/candle/fortran_tensor_3d.pth', 'pytorch/burn/bfloat16.pt', 'pytorch/torchtune/tiny_llama2_checkpoint.pt'];
+
+/** torch's view of a checkpoint: {name: {dtype, shape, stride}} with nested dict keys joined by ".". */
+function torchDirectory(file) {
+  const script = `
+import json, sys, torch
+DT = {torch.float32: 'F32', torch.float16: 'F16', torch.bfloat16: 'BF16', torch.float64: 'F64', torch.int8: 'I8',
+      torch.int16: 'I16', torch.int32: 'I32', torch.int64: 'I64', torch.uint8: 'U8', torch.bool: 'BOOL'}
+out = {}
+def walk(prefix, v):
+    if isinstance(v, torch.Tensor):
+        out[prefix] = {'dtype': DT[v.dtype], 'shape': list(v.shape), 'stride': list(v.stride())}
+    elif isinstance(v, dict):
+        for k, x in v.items(): walk(f'{prefix}.{k}' if prefix else str(k), x)
+    elif isinstance(v, (list, tuple)):
+        for i, x in enumerate(v): walk(f'{prefix}.{i}' if prefix else str(i), x)
+walk('', torch.load(sys.argv[1], map_location='cpu'))
+print(json.dumps(out))`;
+  return JSON.parse(execFileSync(TORCH_PYTHON, ['-c', script, file], { encoding: 'utf8' }));
+}
+
+const haveTorch = (() => {
+  try {
+    execFileSync(TORCH_PYTHON, ['-c', 'import torch'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    if (process.env.CI === 'true') throw new Error(`${TORCH_PYTHON} with torch is needed (python3-torch)`);
+    console.warn(`[skip] ${TORCH_PYTHON} has no torch: PyTorch comparisons skipped`);
+    return false;
+  }
+})();
+
+describeWithTestdata('PyTorch checkpoints through inspect()', () => {
+  let server;
+  beforeAll(async () => {
+    server = await startServer({ port: 0, root: REPO_ROOT, testdata: TESTDATA });
+  });
+  afterAll(async () => {
+    await server.close();
+    releaseWasmModules();
+  });
+
+  (haveTorch ? test.each(FILES) : test.skip.each(FILES))('%s: the tensors torch reports, from a path, a Blob and a URL', async (rel) => {
+    const file = testdataPath(rel);
+    const want = torchDirectory(file);
+    const fromPath = await inspect(file);
+    expect(fromPath.format).toMatch(/^pytorch-(zip|legacy)$/);
+    const got = Object.fromEntries(fromPath.tensors.map((t) => [t.name, { dtype: t.dtype, shape: t.shape, stride: t.stride }]));
+    expect(got).toEqual(want);
+    expect(await inspect(new Blob([fs.readFileSync(file)]))).toEqual(fromPath);
+    expect(await inspect(`${server.url}/testdata/${rel}`)).toEqual(fromPath);
+  });
+
+  test('`wasmlm inspect --json` lists {name, dtype, shape, stride, storage, offset}; a broken file is a typed error', async () => {
+    const { stdout } = await run('node', ['web/bin/wasmlm.js', 'inspect', testdataPath(FILES[2]), '--json'], { cwd: REPO_ROOT });
+    const result = JSON.parse(stdout);
+    expect(result.tensors).toEqual([expect.objectContaining({
+      name: 'tensor_fortran', dtype: 'I64', shape: [2, 3, 4], stride: [1, 2, 6], storage: '0', contiguous: false,
+    })]);
+    const broken = await run('node', ['web/bin/wasmlm.js', 'inspect', testdataPath('pytorch/burn/broken.pt')], { cwd: REPO_ROOT }).catch((e) => e);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/wasmlm: (TRUNCATED|BAD_FORMAT)/);
+  });
+});

@@ -219,6 +219,17 @@ describeWithChromium('in Chromium', () => {
   const tensorColumn = (n) => page.$$eval('#tensors tbody tr:not([hidden])', (rows, n) => rows.map((r) => r.cells[n].textContent), n);
   const number = (text) => Number(text.replace(/,/g, ''));
 
+  test('the index page viewer lists a dropped PyTorch checkpoint\'s tensors with dtype, shape and strides', async () => {
+    await page.goto(`${isolated.url}/web/pages/index.html`);
+    await dropOnViewer('/testdata/pytorch/candle/fortran_tensor_3d.pth');
+    await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length > 0);
+    expect(await page.locator('#tensors tbody tr').first().innerText()).toMatch(/tensor_fortran\s+I64\s+2 × 3 × 4 \(stride 1, 2, 6\)\s+192/);
+    expect(await page.locator('#file-info').innerText()).toMatch(/PyTorch zip/);
+    await dropOnViewer('/testdata/pytorch/meta-stories260K/legacy-f32/consolidated.00.pth');
+    await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length === 48);
+    expect(await page.locator('#file-info').innerText()).toMatch(/PyTorch legacy pickle/);
+  }, TIMEOUT);
+
   test('the index page viewer shows a dropped file\'s tensor table, sorts it by a clicked header and filters it', async () => {
     await page.goto(`${isolated.url}/web/pages/index.html`);
     await dropOnViewer(`/testdata/${STORIES_GGUF}`);

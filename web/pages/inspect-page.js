@@ -209,7 +209,9 @@ function renderTensors(r) {
     const row = el('tr', { tabIndex: 0 },
       el('td', { textContent: t.name }),
       el('td', { textContent: t.type }),
-      el('td', { textContent: t.shape.join(' × '), title: `${count(elements)} values` }),
+      // PyTorch tensors: torch's shape, and their strides when not plain row-major.
+      el('td', { textContent: t.shape.join(' × ') + (t.stride && !t.contiguous ? ` (stride ${t.stride.join(', ')})` : ''),
+        title: `${count(elements)} values${t.stride ? `; stride ${t.stride.join(', ')}` : ''}` }),
       el('td', { className: 'num', textContent: count(t.nbytes) }),
       el('td', { className: 'num', textContent: count(t.offset) }));
     row.addEventListener('click', () => showHistogram(t, row));

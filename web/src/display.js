@@ -4,6 +4,8 @@ const FORMAT_NAMES = { gguf: 'GGUF', 'rwkv-bin': 'rwkv.cpp', ggml: 'GGML', ggmf:
 
 /** 'GGUF v3', 'rwkv.cpp v101', ... */
 export function formatLabel({ format, version }) {
+  if (format === 'pytorch-zip') return 'PyTorch zip (torch.save)';
+  if (format === 'pytorch-legacy') return 'PyTorch legacy pickle (torch < 1.6)';
   return `${FORMAT_NAMES[format] ?? format} v${version}`;
 }
 

@@ -47,10 +47,13 @@ function summarizePth(directory) {
   }
   return {
     format: directory.format,
+    endianness: 'little',
     fileSize: directory.fileSize,
     metadata: {},
-    architecture: null,
-    tokenizer: null,
+    metadataTypes: {},
+    architecture: {},
+    tokenizer: {},
+    warnings: [],
     tensors: directory.tensors.map((t) => ({ ...t, type: t.dtype })),
     storageCount: directory.storageCount,
     parameterCount,

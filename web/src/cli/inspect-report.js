@@ -95,7 +95,7 @@ function value(v, type = '') {
 function pthReport(r, name) {
   const head = [];
   if (name) head.push(['file', name]);
-  head.push(['format', r.format === 'pytorch-zip' ? 'PyTorch zip (torch.save)' : 'PyTorch legacy pickle (torch < 1.6)']);
+  head.push(['format', formatLabel(r)]);
   head.push(['size', `${formatCount(r.fileSize)} bytes`]);
   head.push(['parameters', `${formatCount(r.parameterCount)} in ${r.tensors.length} tensors, ${r.storageCount} storages`]);
   const rows = [['name', 'dtype', 'shape', 'stride', 'storage', 'offset', 'bytes']];

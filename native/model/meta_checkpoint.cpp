@@ -1,0 +1,177 @@
+#include "model/meta_checkpoint.h"
+
+#include <algorithm>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "format/pth_checkpoint.h"
+
+namespace wasmlm {
+
+namespace {
+
+enum class Split { Rows, Columns, Replicated };  // torch dim 0, dim 1, none
+
+struct NameMap {
+  const char* meta;  // suffix after "layers.N." (or the whole name)
+  const char* gguf;  // suffix after "blk.N." (or the whole name)
+  Split split;
+};
+
+constexpr NameMap kLayerNames[] = {
+    {"attention.wq.weight", "attn_q.weight", Split::Rows},      {"attention.wk.weight", "attn_k.weight", Split::Rows},
+    {"attention.wv.weight", "attn_v.weight", Split::Rows},      {"attention.wo.weight", "attn_output.weight", Split::Columns},
+    {"feed_forward.w1.weight", "ffn_gate.weight", Split::Rows}, {"feed_forward.w3.weight", "ffn_up.weight", Split::Rows},
+    {"feed_forward.w2.weight", "ffn_down.weight", Split::Columns},
+    {"attention_norm.weight", "attn_norm.weight", Split::Replicated},
+    {"ffn_norm.weight", "ffn_norm.weight", Split::Replicated},
+};
+constexpr NameMap kModelNames[] = {
+    {"tok_embeddings.weight", "token_embd.weight", Split::Columns},
+    {"norm.weight", "output_norm.weight", Split::Replicated},
+    {"output.weight", "output.weight", Split::Rows},
+};
+
+GgmlType ggml_type_of(PthDtype d, const std::string& name) {
+  switch (d) {
+    case PthDtype::F32: return GgmlType::F32;
+    case PthDtype::F16: return GgmlType::F16;
+    case PthDtype::BF16: return GgmlType::BF16;
+    default:
+      fail(ErrorCode::Unsupported, kNoOffset,
+           "tensor '" + name + "' is " + pth_dtype_name(d) + ": only F32, F16 and BF16 weights can run");
+  }
+}
+
+void read_exact(const MetaShard& shard, uint64_t at, uint8_t* dst, uint64_t n) {
+  while (n > 0) {
+    const size_t got = shard.read_at(at, dst, static_cast<size_t>(std::min<uint64_t>(n, 1u << 22)));
+    if (got == 0) fail(ErrorCode::Truncated, at, "the checkpoint ends inside a tensor");
+    at += got, dst += got, n -= got;
+  }
+}
+
+const PthTensor& tensor_in(const PthCheckpoint& c, const std::string& name, size_t shard) {
+  const PthTensor* t = c.find(name);
+  if (!t) fail(ErrorCode::BadFormat, kNoOffset, "consolidated." + std::to_string(shard) + " has no tensor '" + name + "'");
+  if (!t->contiguous())
+    fail(ErrorCode::Unsupported, kNoOffset, "tensor '" + name + "' is not contiguous (a view): re-save the checkpoint");
+  return *t;
+}
+
+}  // namespace
+
+ModelFile load_meta_checkpoint(const std::string& params_json, const std::vector<MetaShard>& shards, WeightStore& store) {
+  if (shards.empty()) fail(ErrorCode::BadFormat, kNoOffset, "a Meta checkpoint needs at least one consolidated.NN.pth");
+  nlohmann::json params;
+  try {
+    params = nlohmann::json::parse(params_json);
+  } catch (const std::exception& e) {
+    fail(ErrorCode::BadFormat, kNoOffset, std::string("params.json: ") + e.what());
+  }
+  auto number = [&](const char* key, double fallback, bool required) {
+    auto it = params.find(key);
+    if (it == params.end() || it->is_null()) {
+      if (required) fail(ErrorCode::BadFormat, kNoOffset, std::string("params.json has no \"") + key + "\"");
+      return fallback;
+    }
+    if (!it->is_number()) fail(ErrorCode::BadFormat, kNoOffset, std::string("params.json: \"") + key + "\" is not a number");
+    return it->get<double>();
+  };
+  const uint32_t n_embd = static_cast<uint32_t>(number("dim", 0, true));
+  const uint32_t n_layer = static_cast<uint32_t>(number("n_layers", 0, true));
+  const uint32_t n_head = static_cast<uint32_t>(number("n_heads", 0, true));
+  const uint32_t n_head_kv = static_cast<uint32_t>(number("n_kv_heads", n_head, false));
+  if (n_embd == 0 || n_layer == 0 || n_head == 0 || n_embd > (1u << 20) || n_layer > 4096 || n_head > 4096)
+    fail(ErrorCode::BadFormat, kNoOffset, "params.json: dim, n_layers and n_heads must be sane positive integers");
+
+  std::vector<PthCheckpoint> parts;
+  for (const MetaShard& s : shards) parts.push_back(read_pth_checkpoint(s.size, s.read_at));
+
+  ModelFile file;
+  file.format = FileFormat::Gguf;
+  file.file_size = 0;
+  for (const MetaShard& s : shards) file.file_size += s.size;
+  Metadata& m = file.metadata;
+  m.add("general.architecture", MetaValue::of_string("llama"));
+  m.add("llama.embedding_length", MetaValue::of_u32(n_embd));
+  m.add("llama.block_count", MetaValue::of_u32(n_layer));
+  m.add("llama.attention.head_count", MetaValue::of_u32(n_head));
+  m.add("llama.attention.head_count_kv", MetaValue::of_u32(n_head_kv));
+  m.add("llama.attention.layer_norm_rms_epsilon", MetaValue::of_f32(static_cast<float>(number("norm_eps", 1e-5, false))));
+  m.add("llama.rope.freq_base", MetaValue::of_f32(static_cast<float>(number("rope_theta", 10000, false))));
+  m.add("llama.context_length", MetaValue::of_u32(static_cast<uint32_t>(number("max_seq_len", 2048, false))));
+
+  // Every GGUF tensor: its Meta name and how the shards split it.
+  std::vector<std::pair<std::string, NameMap>> wanted;
+  for (const NameMap& n : kModelNames) wanted.push_back({n.meta, n});
+  for (uint32_t l = 0; l < n_layer; ++l)
+    for (const NameMap& n : kLayerNames) {
+      NameMap named = n;
+      wanted.push_back({"layers." + std::to_string(l) + "." + n.meta, named});
+    }
+
+  std::vector<uint8_t> merged;
+  for (size_t index = 0; index < wanted.size(); ++index) {
+    const std::string& meta_name = wanted[index].first;
+    const NameMap& map = wanted[index].second;
+    std::string gguf_name = map.gguf;
+    if (meta_name.rfind("layers.", 0) == 0)
+      gguf_name = "blk." + meta_name.substr(7, meta_name.find('.', 7) - 7) + "." + map.gguf;
+    const PthTensor& first = tensor_in(parts[0], meta_name, 0);
+    const Split split = shards.size() == 1 ? Split::Replicated : map.split;
+    TensorInfo info;
+    info.name = gguf_name;
+    info.type = ggml_type_of(first.dtype, meta_name);
+    info.n_dims = static_cast<int>(first.shape.size());
+    if (info.n_dims < 1 || info.n_dims > 2) fail(ErrorCode::BadFormat, kNoOffset, "tensor '" + meta_name + "' is not 1-D or 2-D");
+    const uint64_t esize = pth_dtype_size(first.dtype);
+    uint64_t rows = info.n_dims == 2 ? first.shape[0] : 1, cols = first.shape.back();
+    for (size_t k = 1; k < shards.size() && split != Split::Replicated; ++k) {
+      const PthTensor& t = tensor_in(parts[k], meta_name, k);
+      const bool fits = t.dtype == first.dtype && t.shape.size() == first.shape.size() &&
+                        (split == Split::Rows ? t.shape.back() == first.shape.back() : t.shape[0] == first.shape[0]);
+      if (!fits) fail(ErrorCode::BadFormat, kNoOffset, "the shards of '" + meta_name + "' do not fit together");
+      (split == Split::Rows ? rows : cols) += split == Split::Rows ? t.shape[0] : t.shape.back();
+    }
+    info.ne = {cols, info.n_dims == 2 ? rows : 1, 1, 1};
+    info.nbytes = rows * cols * esize;
+    info.offset = parts[0].storages[first.storage].offset + first.storage_offset * esize;
+    if (split == Split::Replicated) {
+      // One piece: streamed into the store from the first shard.
+      merged.resize(std::min<uint64_t>(info.nbytes, 1u << 22));
+      for (uint64_t at = 0; at < info.nbytes; at += merged.size()) {
+        const uint64_t n = std::min<uint64_t>(merged.size(), info.nbytes - at);
+        read_exact(shards[0], info.offset + at, merged.data(), n);
+        store.tensor_bytes(index, info, at, merged.data(), static_cast<size_t>(n));
+      }
+    } else {
+      // The whole tensor assembled once (one tensor of extra memory).
+      merged.assign(info.nbytes, 0);
+      uint64_t done_rows = 0, done_cols = 0;
+      for (size_t k = 0; k < shards.size(); ++k) {
+        const PthTensor& t = tensor_in(parts[k], meta_name, k);
+        const uint64_t t_rows = info.n_dims == 2 ? t.shape[0] : 1, t_cols = t.shape.back();
+        const uint64_t at = parts[k].storages[t.storage].offset + t.storage_offset * esize;
+        if (split == Split::Rows) {
+          read_exact(shards[k], at, merged.data() + done_rows * cols * esize, t_rows * t_cols * esize);
+          done_rows += t_rows;
+        } else {
+          std::vector<uint8_t> part(t_rows * t_cols * esize);
+          read_exact(shards[k], at, part.data(), part.size());
+          for (uint64_t r = 0; r < t_rows; ++r)
+            std::memcpy(merged.data() + (r * cols + done_cols) * esize, part.data() + r * t_cols * esize, t_cols * esize);
+          done_cols += t_cols;
+        }
+      }
+      store.tensor_bytes(index, info, 0, merged.data(), merged.size());
+    }
+    file.tensors.push_back(info);
+  }
+  // The feed-forward width (params.json's multiple_of / ffn_dim_multiplier rule) as the tensors have it.
+  m.add("llama.feed_forward_length", MetaValue::of_u32(static_cast<uint32_t>(file.find_tensor("blk.0.ffn_gate.weight")->ne[1])));
+  return file;
+}
+
+}  // namespace wasmlm

@@ -141,6 +141,17 @@ inline void fp16x8_to_f32_finite(v128_t h, v128_t* lo, v128_t* hi) {
   *hi = wasm_f32x4_mul(wasm_i16x8_shuffle(low16, high16, 4, 12, 5, 13, 6, 14, 7, 15), scale);
 }
 
+// fp16x8_to_f32_finite without its final scaling: the floats are the
+// halves' values times 2^-112 (exact), for a caller whose other factor is
+// already scaled by 2^112.
+inline void fp16x8_to_f32_raw(v128_t h, v128_t* lo, v128_t* hi) {
+  const v128_t low16 = wasm_i16x8_shl(h, 13);
+  const v128_t high16 = wasm_v128_or(wasm_u16x8_shr(wasm_v128_and(h, wasm_i16x8_splat(0x7FFF)), 3),
+                                     wasm_v128_and(h, wasm_i16x8_splat(static_cast<int16_t>(0x8000))));
+  *lo = wasm_i16x8_shuffle(low16, high16, 0, 8, 1, 9, 2, 10, 3, 11);
+  *hi = wasm_i16x8_shuffle(low16, high16, 4, 12, 5, 13, 6, 14, 7, 15);
+}
+
 // Lanes (int16) of h that are inf or NaN halves: all ones, else 0.
 inline v128_t fp16x8_special(v128_t h) {
   return wasm_u16x8_ge(wasm_v128_and(h, wasm_i16x8_splat(0x7FFF)), wasm_i16x8_splat(0x7C00));

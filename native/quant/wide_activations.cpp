@@ -5,12 +5,14 @@
 namespace wasmlm {
 
 bool has_wide_activations(GgmlType vec_dot_type) {
-  return vec_dot_type == GgmlType::Q8_0 || vec_dot_type == GgmlType::Q8_1 || vec_dot_type == GgmlType::Q8_K;
+  return vec_dot_type == GgmlType::Q8_0 || vec_dot_type == GgmlType::Q8_1 || vec_dot_type == GgmlType::Q8_K ||
+         vec_dot_type == GgmlType::F32;
 }
 
 uint64_t wide_activation_bytes(GgmlType vec_dot_type, int64_t n) {
   if (vec_dot_type == GgmlType::Q8_0) return sizeof(block_q8_0w) * static_cast<uint64_t>(n / QK8_0);
   if (vec_dot_type == GgmlType::Q8_1) return sizeof(block_q8_1w) * static_cast<uint64_t>(n / QK8_1);
+  if (vec_dot_type == GgmlType::F32) return sizeof(float) * static_cast<uint64_t>(n);
   return sizeof(block_q8_Kw) * static_cast<uint64_t>(n / QK_K);
 }
 
@@ -26,6 +28,12 @@ void widen_activations(GgmlType vec_dot_type, const void* src, void* dst, int64_
       }
       y[i].d = fp16_to_fp32(x[i].d);
     }
+    return;
+  }
+  if (vec_dot_type == GgmlType::F32) {
+    const auto* x = static_cast<const float*>(src);
+    auto* y = static_cast<float*>(dst);
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] * kF16RawScale;
     return;
   }
   if (vec_dot_type == GgmlType::Q8_1) {

@@ -36,6 +36,11 @@ struct block_q8_Kw {
   float d;
 };
 
+// F32 activations (of F16 weights) have a "wide" form too: the values times
+// 2^112, exact (they are F16-rounded, so at most 65504), which spares the F16
+// kernel the scaling of every converted half (simd128.h's fp16x8_to_f32_raw).
+constexpr float kF16RawScale = 0x1.0p112f;
+
 // Whether `vec_dot_type` activations have a widened form.
 bool has_wide_activations(GgmlType vec_dot_type);
 // Bytes of n widened activations.

@@ -111,7 +111,7 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 7);
+  EXPECT_EQ(checked, 8);
 }
 
 TEST(SimdKernels, EveryVecDotMatchesItsScalarReference) {
@@ -196,13 +196,21 @@ TEST(SimdF16, InfAndNaNInARowGiveTheReferenceResult) {
       std::vector<float> y = random_floats(40, rng);
       for (auto& h : w) h = fp32_to_fp16(std::normal_distribution<float>(0.f, 1.f)(rng));
       w[at] = special;
-      const float ref = t.vec_dot_ref(40, w.data(), y.data()), got = t.vec_dot(40, w.data(), y.data());
-      if (std::isnan(ref)) {
-        EXPECT_TRUE(std::isnan(got)) << std::hex << special << " at " << at;
-      } else if (std::isinf(ref)) {
-        EXPECT_EQ(got, ref) << std::hex << special << " at " << at;
-      } else {
-        EXPECT_NEAR(got, ref, 1e-5 * 65504 * 40) << std::hex << special << " at " << at;
+      const float ref = t.vec_dot_ref(40, w.data(), y.data());
+      // The one-token kernel, and the multi-token one over activations scaled by 2^112 (2 tokens).
+      std::vector<float> wide(2 * 40 + 4);
+      widen_activations(GgmlType::F32, y.data(), wide.data(), 40);
+      widen_activations(GgmlType::F32, y.data(), wide.data() + 40, 40);
+      float both[2];
+      t.vec_dot_wide(40, w.data(), wide.data(), 40 * sizeof(float), 2, both, 1);
+      for (float got : {t.vec_dot(40, w.data(), y.data()), both[0], both[1]}) {
+        if (std::isnan(ref)) {
+          EXPECT_TRUE(std::isnan(got)) << std::hex << special << " at " << at;
+        } else if (std::isinf(ref)) {
+          EXPECT_EQ(got, ref) << std::hex << special << " at " << at;
+        } else {
+          EXPECT_NEAR(got, ref, 1e-5 * 65504 * 40) << std::hex << special << " at " << at;
+        }
       }
     }
   }

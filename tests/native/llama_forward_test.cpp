@@ -22,20 +22,6 @@ namespace {
 
 const std::vector<int32_t> kPrompt = {1, 403, 407, 261, 378};  // <s> Once upon a time
 
-struct Loaded {
-  std::vector<uint8_t> bytes;
-  WeightStore store;
-  ModelFile file;
-};
-
-std::unique_ptr<Loaded> load(const std::string& relative) {
-  auto l = std::make_unique<Loaded>();
-  l->bytes = wasmlm_test::read_file(wasmlm_test::testdata_dir() + "/" + relative);
-  const auto& b = l->bytes;
-  l->file = load_weights(b.size(), read_from_memory(b.data(), b.size()), l->store);
-  return l;
-}
-
 std::vector<float> read_floats(const std::string& relative) {
   std::vector<uint8_t> b = wasmlm_test::read_file(wasmlm_test::testdata_dir() + "/" + relative);
   std::vector<float> f(b.size() / 4);
@@ -60,7 +46,7 @@ int argmax(const float* x, size_t n) {
 
 TEST(LlamaForward, Stories260KF32MatchesLlamaCppLogitsAndGreedyTokens) {
   WASMLM_REQUIRE_TESTDATA();
-  auto m = load("llama/stories260K/stories260K.gguf");
+  auto m = wasmlm_test::load_model("llama/stories260K/stories260K.gguf");
   LlamaModel model(m->file, m->store);
   EXPECT_EQ(model.hparams().n_head_kv, 4u);
   ThreadPool pool(2);
@@ -85,7 +71,7 @@ TEST(LlamaForward, Stories260KF32MatchesLlamaCppLogitsAndGreedyTokens) {
 
 TEST(LlamaForward, GgufV1FileGivesTheSameLogits) {
   WASMLM_REQUIRE_TESTDATA();
-  auto m = load("llama/stories260K/tinyllamas-stories-260k-f32.crabml.gguf");
+  auto m = wasmlm_test::load_model("llama/stories260K/tinyllamas-stories-260k-f32.crabml.gguf");
   LlamaModel model(m->file, m->store);
   ThreadPool pool(1);
   LlamaContext ctx(model, 16, pool, KvCacheType::F32);
@@ -95,7 +81,7 @@ TEST(LlamaForward, GgufV1FileGivesTheSameLogits) {
 
 TEST(LlamaForward, SynthKqF32MatchesLlamaCppWithF32KvCache) {
   WASMLM_REQUIRE_TESTDATA();
-  auto m = load("synth-kq/synth-kq-F32.gguf");
+  auto m = wasmlm_test::load_model("synth-kq/synth-kq-F32.gguf");
   LlamaModel model(m->file, m->store);
   ThreadPool pool(1);
   LlamaContext ctx(model, 16, pool, KvCacheType::F32);
@@ -141,7 +127,7 @@ TEST(LlamaForward, ReferenceModelsMatchLlamaCppWithTheDefaultF16KvCache) {
   for (const Case& cs : cases) {
     if (!fs::exists(wasmlm_test::testdata_dir() + "/" + cs.ref)) continue;
     SCOPED_TRACE(cs.model);
-    auto m = load(cs.model);
+    auto m = wasmlm_test::load_model(cs.model);
     LlamaModel model(m->file, m->store);
     ThreadPool pool(1);
     LlamaContext ctx(model, 16, pool);
@@ -155,7 +141,7 @@ TEST(LlamaForward, ReferenceModelsMatchLlamaCppWithTheDefaultF16KvCache) {
 
 TEST(LlamaForward, RowsThatSplitBlocksAndUncomputableTypesAreTypedErrors) {
   WASMLM_REQUIRE_TESTDATA();
-  auto m = load("llama/stories260K/tinyllamas-stories-260k-q8_0.llama4j.gguf");
+  auto m = wasmlm_test::load_model("llama/stories260K/tinyllamas-stories-260k-q8_0.llama4j.gguf");
   try {
     LlamaModel model(m->file, m->store);
     FAIL() << "expected an error";
@@ -163,13 +149,13 @@ TEST(LlamaForward, RowsThatSplitBlocksAndUncomputableTypesAreTypedErrors) {
     EXPECT_EQ(e.code(), ErrorCode::Unsupported);
     EXPECT_NE(std::string(e.what()).find("ffn_down"), std::string::npos) << e.what();
   }
-  auto iq = load("synth-kq/synth-kq-imat-pure-IQ2_XXS.gguf");
+  auto iq = wasmlm_test::load_model("synth-kq/synth-kq-imat-pure-IQ2_XXS.gguf");
   EXPECT_THROW(LlamaModel(iq->file, iq->store), Error);
 }
 
 TEST(LlamaForward, ContextOverflowAndBadTokensAreTypedErrors) {
   WASMLM_REQUIRE_TESTDATA();
-  auto m = load("llama/stories260K/stories260K.gguf");
+  auto m = wasmlm_test::load_model("llama/stories260K/stories260K.gguf");
   LlamaModel model(m->file, m->store);
   ThreadPool pool(1);
   LlamaContext ctx(model, 4, pool);
@@ -186,7 +172,7 @@ TEST(LlamaForward, BatchedPromptGivesTheSameLogitsAsTokenByToken) {
   for (const char* file : {"synth-kq/synth-kq-Q4_K_M.gguf", "synth-kq/synth-kq-pure-Q4_0.gguf",
                            "llama/stories260K/stories260K.gguf"}) {
     SCOPED_TRACE(file);
-    auto m = load(file);
+    auto m = wasmlm_test::load_model(file);
     LlamaModel model(m->file, m->store);
     std::vector<int32_t> prompt = kPrompt;
     for (int i = 0; i < 2 * LlamaContext::kMaxBatch; ++i) prompt.push_back((i * 37 + 11) % 500);

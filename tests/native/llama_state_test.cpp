@@ -13,19 +13,6 @@ using namespace wasmlm;
 
 namespace {
 
-struct Loaded {
-  std::vector<uint8_t> bytes;
-  WeightStore store;
-  ModelFile file;
-};
-
-std::unique_ptr<Loaded> load(const std::string& relative) {
-  auto l = std::make_unique<Loaded>();
-  l->bytes = wasmlm_test::read_file(wasmlm_test::testdata_dir() + "/" + relative);
-  l->file = load_weights(l->bytes.size(), read_from_memory(l->bytes.data(), l->bytes.size()), l->store);
-  return l;
-}
-
 std::vector<float> logits_after(LlamaContext& ctx, const std::vector<int32_t>& ids, size_t n_vocab) {
   const float* l = ctx.eval(ids.data(), static_cast<int>(ids.size()));
   return std::vector<float>(l, l + n_vocab);
@@ -38,7 +25,7 @@ const std::vector<int32_t> kMore = {432, 383, 286};
 
 TEST(LlamaState, ARestoredContextContinuesExactlyAsTheOriginal) {
   WASMLM_REQUIRE_TESTDATA();
-  auto m = load("synth-kq/synth-kq-Q4_K_M.gguf");
+  auto m = wasmlm_test::load_model("synth-kq/synth-kq-Q4_K_M.gguf");
   LlamaModel model(m->file, m->store);
   const size_t nv = model.hparams().n_vocab;
   ThreadPool pool(2);
@@ -58,7 +45,7 @@ TEST(LlamaState, ARestoredContextContinuesExactlyAsTheOriginal) {
 
 TEST(LlamaState, TruncatingToASharedPrefixGivesTheFreshSequencesLogits) {
   WASMLM_REQUIRE_TESTDATA();
-  auto m = load("llama/stories260K/stories260K.gguf");
+  auto m = wasmlm_test::load_model("llama/stories260K/stories260K.gguf");
   LlamaModel model(m->file, m->store);
   const size_t nv = model.hparams().n_vocab;
   ThreadPool pool(1);
@@ -75,7 +62,7 @@ TEST(LlamaState, TruncatingToASharedPrefixGivesTheFreshSequencesLogits) {
 
 TEST(LlamaState, StatesThatDoNotFitAreTypedErrors) {
   WASMLM_REQUIRE_TESTDATA();
-  auto m = load("llama/stories260K/stories260K.gguf");
+  auto m = wasmlm_test::load_model("llama/stories260K/stories260K.gguf");
   LlamaModel model(m->file, m->store);
   ThreadPool pool(1);
   LlamaContext f16(model, 64, pool, KvCacheType::F16), f32(model, 64, pool, KvCacheType::F32), tiny(model, 4, pool);

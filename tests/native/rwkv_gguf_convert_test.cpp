@@ -107,15 +107,10 @@ GTensor gguf_tensor(const std::string& name, const Pt& p) {
   return t;
 }
 
-struct Bin {
-  std::vector<uint8_t> bytes;
-  WeightStore store;
-  ModelFile file;
-};
+using Bin = LoadedModel;
 
 void load_bin(Bin& b, const std::string& version) {
-  b.bytes = read_file(testdata_dir() + "/rwkv/tiny-rwkv-" + version + "-FP32.bin");
-  b.file = load_weights(b.bytes.size(), read_from_memory(b.bytes.data(), b.bytes.size()), b.store);
+  load_into(b, read_file(testdata_dir() + "/rwkv/tiny-rwkv-" + version + "-FP32.bin"));
 }
 
 // The tensors every RWKV GGUF has, from the .bin.
@@ -261,16 +256,11 @@ GgufSpec rwkv7_gguf(const Bin& bin) {
   return s;
 }
 
-struct Gguf {
-  std::vector<uint8_t> bytes;
-  WeightStore store;
-  ModelFile file;
-};
+using Gguf = LoadedModel;
 
 void load_gguf(Gguf& g, const GgufSpec& spec, const GgmlType* quantize_to = nullptr) {
-  g.bytes = write_gguf(spec).bytes;
   if (quantize_to) g.store.quantize_on_load(*quantize_to, rwkv_quantizes);
-  g.file = load_weights(g.bytes.size(), read_from_memory(g.bytes.data(), g.bytes.size()), g.store);
+  load_into(g, write_gguf(spec).bytes);
 }
 
 // Logits after [34, 105, 110] fed one by one, then fed as one sequence.
@@ -412,11 +402,10 @@ TEST(RwkvGguf, Rwkv7QuantizedOnLoadLikeTheBin) {
   WASMLM_REQUIRE_TESTDATA();
   const GgmlType q8 = GgmlType::Q8_0;
   Bin bin;
-  bin.bytes = read_file(testdata_dir() + "/rwkv/tiny-rwkv-7v0-834K-FP32.bin");
   Bin plain;
   load_bin(plain, "7v0-834K");
   bin.store.quantize_on_load(q8, rwkv_quantizes);
-  bin.file = load_weights(bin.bytes.size(), read_from_memory(bin.bytes.data(), bin.bytes.size()), bin.store);
+  load_bin(bin, "7v0-834K");
   Gguf gguf;
   load_gguf(gguf, rwkv7_gguf(plain), &q8);
   int quantized = 0;

@@ -47,12 +47,6 @@ std::vector<float> read_floats(const std::string& path) {
   return out;
 }
 
-struct Loaded {
-  std::vector<uint8_t> bytes;
-  WeightStore store;
-  ModelFile file;
-};
-
 // rwkv.cpp's D for FP32 / FP16 files quantized on the fly (the second table
 // of EXPECTED.md); 6v0-1m: the Q5 figures of the first table.
 const std::map<std::string, std::map<std::string, float>> kQuantizedD = {
@@ -70,10 +64,9 @@ const std::map<std::string, std::map<std::string, float>> kQuantizedD = {
 // |sum(logits - expected)| after "in, fed one by one and as one sequence.
 std::vector<double> sums_of_differences(const std::string& path, const std::vector<float>& expected,
                                         const GgmlType* quantize_to = nullptr) {
-  Loaded m;
-  m.bytes = read_file(path);
+  LoadedModel m;
   if (quantize_to) m.store.quantize_on_load(*quantize_to, rwkv_quantizes);
-  m.file = load_weights(m.bytes.size(), read_from_memory(m.bytes.data(), m.bytes.size()), m.store);
+  load_into(m, read_file(path));
   RwkvModel model(m.file, m.store);
   ThreadPool pool(2);
   RwkvContext one_by_one(model, pool), sequence(model, pool);
@@ -103,9 +96,8 @@ TEST_P(RwkvTiny, MatchesRwkvCppExpectedLogits) {
   for (const auto& [type, d] : kD.at(version)) {
     SCOPED_TRACE(version + " " + type);
     const std::string path = testdata_dir() + "/rwkv/tiny-rwkv-" + version + "-" + type + ".bin";
-    Loaded m;
-    m.bytes = read_file(path);
-    m.file = load_weights(m.bytes.size(), read_from_memory(m.bytes.data(), m.bytes.size()), m.store);
+    LoadedModel m;
+    load_into(m, read_file(path));
     RwkvModel model(m.file, m.store);
     ThreadPool pool(2);
     RwkvContext one_by_one(model, pool), sequence(model, pool);
@@ -162,9 +154,8 @@ TEST(RwkvState, SavedAndRestoredStateContinuesTheSame) {
   WASMLM_REQUIRE_TESTDATA();
   for (const char* version : {"4v0-660K", "5v2-730K", "6v0-1m", "7v0-834K"}) {
     SCOPED_TRACE(version);
-    Loaded m;
-    m.bytes = read_file(testdata_dir() + "/rwkv/tiny-rwkv-" + version + "-FP32.bin");
-    m.file = load_weights(m.bytes.size(), read_from_memory(m.bytes.data(), m.bytes.size()), m.store);
+    LoadedModel m;
+    load_into(m, read_file(testdata_dir() + "/rwkv/tiny-rwkv-" + version + "-FP32.bin"));
     RwkvModel model(m.file, m.store);
     ThreadPool pool(1);
     RwkvContext ctx(model, pool);

@@ -87,4 +87,15 @@ std::vector<uint8_t> read_file(const std::string& path) {
   return bytes;
 }
 
+void load_into(LoadedModel& m, std::vector<uint8_t> bytes) {
+  m.bytes = std::move(bytes);
+  m.file = wasmlm::load_weights(m.bytes.size(), wasmlm::read_from_memory(m.bytes.data(), m.bytes.size()), m.store);
+}
+
+std::unique_ptr<LoadedModel> load_model(const std::string& relative) {
+  auto m = std::make_unique<LoadedModel>();
+  load_into(*m, read_file(testdata_dir() + "/" + relative));
+  return m;
+}
+
 }  // namespace wasmlm_test

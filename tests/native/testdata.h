@@ -12,6 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include "format/model_file.h"
+#include "model/weight_store.h"
+
 namespace wasmlm_test {
 
 // WASMLM_REPO_ROOT "/../shared/testdata".
@@ -37,6 +40,17 @@ std::vector<std::string> files_in_group(const std::string& group);
 std::string param_name(const std::string& path);
 
 std::vector<uint8_t> read_file(const std::string& path);
+
+// A model file's bytes, its directory and its weights in a store.
+struct LoadedModel {
+  std::vector<uint8_t> bytes;
+  wasmlm::WeightStore store;
+  wasmlm::ModelFile file;
+};
+// Streams `bytes` into m.store (set up m.store first, e.g. quantize_on_load).
+void load_into(LoadedModel& m, std::vector<uint8_t> bytes);
+// The model file at testdata_dir() + "/" + relative.
+std::unique_ptr<LoadedModel> load_model(const std::string& relative);
 
 }  // namespace wasmlm_test
 

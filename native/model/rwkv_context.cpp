@@ -92,7 +92,7 @@ void RwkvContext::forward(const int32_t* tokens, int n) {
     // Channel mix: shifted input in the state's first vector.
     for (int t = 0; t < n; ++t) layer_norm(&xn_[t * C], &x_[t * C], L.ln2_w.data(), L.ln2_b.data(), C, eps);
     token_shift(xn_.data(), st, prev_.data(), n, C);
-    channel_mix(L, st, n);
+    channel_mix(L, n);
     for (size_t i = 0; i < n * C; ++i) x_[i] += y_[i];
     if (h.rescale_every && (l + 1) % h.rescale_every == 0)
       for (size_t i = 0; i < n * C; ++i) x_[i] *= 0.5f;
@@ -103,7 +103,7 @@ void RwkvContext::forward(const int32_t* tokens, int n) {
 
 // y_ = the channel mix of xn_ (shifted: prev_): r * (Wv relu(Wk xk)^2), v7
 // without the receptance.
-void RwkvContext::channel_mix(const RwkvLayer& L, float* state, int n) {
+void RwkvContext::channel_mix(const RwkvLayer& L, int n) {
   const RwkvHParams& h = model_.hparams();
   const size_t C = h.n_embd, F = h.n_ffn;
   const bool maa = h.version == RwkvVersion::V6 || h.version == RwkvVersion::V7;  // x + (prev - x) * m
@@ -119,7 +119,6 @@ void RwkvContext::channel_mix(const RwkvLayer& L, float* state, int n) {
       xb_[i] = x * L.ffn_mix_r[c] + p * (1.f - L.ffn_mix_r[c]);
     }
   }
-  (void)state;
   matmul(L.ffn_k, xa_.data(), n, ffn_.data(), pool_, scratch_, kernels_);
   for (size_t i = 0; i < n * F; ++i) {
     const float v = std::max(ffn_[i], 0.f);

@@ -113,8 +113,8 @@ class RwkvContext {
   void time_mix_v5(const RwkvLayer& L, float* state, int n);
   void time_mix_v6(const RwkvLayer& L, float* state, int n);
   void time_mix_v7(const RwkvLayer& L, float* state, int n, bool first_layer);
-  void channel_mix(const RwkvLayer& L, float* state, int n);
-  void heads_output(const RwkvLayer& L, int n, float eps);
+  void channel_mix(const RwkvLayer& L, int n);
+  void heads_output(const RwkvLayer& L, int n, float pre_scale);
   size_t layer_state_size() const;
 
   const RwkvModel& model_;

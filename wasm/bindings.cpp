@@ -6,6 +6,10 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <emscripten/heap.h>
+#include <malloc.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -702,6 +706,20 @@ bool threaded_build() {
 #endif
 }
 
+// Free heap: the allocator's free bytes (holes and its top chunk), its top
+// chunk alone, and the memory above the break that it has not taken yet.
+// reserveHeap() grows the heap by only what these cannot give, since
+// Emscripten grows it by at least 20% whenever it grows.
+emscripten::val heap_free() {
+  const struct mallinfo info = mallinfo();
+  const auto brk = reinterpret_cast<uintptr_t>(sbrk(0));
+  emscripten::val out = emscripten::val::object();
+  out.set("free", static_cast<double>(info.fordblks));
+  out.set("top", static_cast<double>(info.keepcost));
+  out.set("unclaimed", static_cast<double>(emscripten_get_heap_size() - brk));
+  return out;
+}
+
 // Runs `n` threads that each sum a slice of a series; returns how many
 // distinct threads did work (n when pthreads work, 1 in the single-threaded build).
 int thread_self_test(int n) {
@@ -789,4 +807,5 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
   emscripten::function("typeTable", &type_table);
   emscripten::function("threadedBuild", &threaded_build);
   emscripten::function("threadSelfTest", &thread_self_test);
+  emscripten::function("heapFree", &heap_free);
 }

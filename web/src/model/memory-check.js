@@ -62,17 +62,26 @@ export function checkModelFits(wasm, estimate, { contextLength, kvCache }) {
 const RESERVE_MARGIN = 24 * MiB;
 
 /**
- * Grows the heap once to what the model will still take (allocated and
- * freed at once: the allocator keeps it as free space), instead of by +20%
+ * Grows the heap once to what the model will still take, instead of by +20%
  * steps as the tensors arrive, which would overshoot by up to 96 MiB.
+ * Only what free memory cannot give is added, by one malloc at the top
+ * chunk, freed at once (the allocator keeps it). Nothing is added when free
+ * memory holds the weights and KV cache and lacks only some of the margin:
+ * Emscripten grows by at least 20% whenever it grows.
  * `allocated`: weight bytes already placed (the first tensor may start in
  * the header's last piece). Best effort: the allocations themselves are
  * what fail when memory runs out.
  */
 export function reserveHeap(wasm, estimate, allocated = 0) {
-  const bytes = Math.max(0, estimate.weights - allocated) + estimate.kvCache + RESERVE_MARGIN;
-  if (typeof wasm._malloc !== 'function' || bytes >= 2 * 1024 * MiB) return; // one malloc above ~2 GB fails in wasm32
-  const ptr = wasm._malloc(bytes);
+  if (typeof wasm._malloc !== 'function' || typeof wasm.heapFree !== 'function') return;
+  const needed = Math.max(0, estimate.weights - allocated) + estimate.kvCache;
+  const { free, top, unclaimed } = wasm.heapFree();
+  const available = free + unclaimed;
+  if (needed <= available) return;
+  const grow = needed + RESERVE_MARGIN - available;
+  const size = top + unclaimed + grow;
+  if (size >= 2 * 1024 * MiB) return; // one malloc above ~2 GB fails in wasm32
+  const ptr = wasm._malloc(size);
   if (ptr) wasm._free(ptr);
 }
 

@@ -23,6 +23,8 @@
 #include "format/gguf_split.h"
 #include "format/incremental_parser.h"
 #include "format/pth_checkpoint.h"
+#include "format/range_cache.h"
+#include "model/meta_checkpoint.h"
 #include "model/rwkv_model.h"
 #include "model/sequence_model.h"
 #include "sampling/generation_text.h"
@@ -382,6 +384,39 @@ class TensorStatsBinding {
   val error_ = val::null();
 };
 
+val describe_pth(const PthCheckpoint& c) {
+  val out = val::object();
+  out.set("format", std::string(c.format == PthFormat::Zip ? "pytorch-zip" : "pytorch-legacy"));
+  val tensors = val::array();
+  for (const PthTensor& t : c.tensors) {
+    const PthStorage& st = c.storages[t.storage];
+    val v = val::object();
+    v.set("name", t.name);
+    v.set("dtype", std::string(pth_dtype_name(t.dtype)));
+    val shape = val::array(), stride = val::array();
+    for (int64_t d : t.shape) shape.call<void>("push", static_cast<double>(d));
+    for (int64_t d : t.stride) stride.call<void>("push", static_cast<double>(d));
+    v.set("shape", shape);
+    v.set("stride", stride);
+    v.set("storage", st.key);
+    v.set("storageOffset", static_cast<double>(t.storage_offset));
+    v.set("offset", static_cast<double>(st.offset + t.storage_offset * pth_dtype_size(t.dtype)));
+    v.set("nbytes", static_cast<double>(t.numel() * pth_dtype_size(t.dtype)));
+    v.set("contiguous", t.contiguous());
+    tensors.call<void>("push", v);
+  }
+  out.set("tensors", tensors);
+  out.set("storageCount", static_cast<double>(c.storages.size()));
+  return out;
+}
+
+val need_range(const NeedRange& need) {
+  val range = val::object();
+  range.set("offset", static_cast<double>(need.offset));
+  range.set("length", static_cast<double>(need.length));
+  return range;
+}
+
 // Reads a PyTorch checkpoint's directory (the zip's central directory and
 // data.pkl, or the legacy pickles) from byte ranges JS supplies on demand:
 // read() answers {need: {offset, length}} until it has what it asks for, then
@@ -389,79 +424,30 @@ class TensorStatsBinding {
 // front-to-back stream.)
 class PthInspectBinding {
  public:
-  explicit PthInspectBinding(double file_size) : size_(static_cast<uint64_t>(file_size)) {}
+  explicit PthInspectBinding(double file_size) : ranges_(static_cast<uint64_t>(file_size)) {}
   uintptr_t staging(size_t n) {
     if (staging_.size() < n) staging_.resize(n);
     return reinterpret_cast<uintptr_t>(staging_.data());
   }
   // The n staged bytes are the file's bytes from `offset` on.
   void add(double offset, size_t n) {
-    ranges_[static_cast<uint64_t>(offset)] = std::vector<uint8_t>(staging_.begin(), staging_.begin() + n);
+    ranges_.add(static_cast<uint64_t>(offset), std::vector<uint8_t>(staging_.begin(), staging_.begin() + n));
   }
   val read() {
     val out = val::object();
     val err = guarded([&] {
       try {
-        const PthCheckpoint c = read_pth_checkpoint(size_, [this](uint64_t at, uint8_t* dst, size_t n) { return read_at(at, dst, n); });
-        out = describe(c);
-      } catch (const NeedBytes& need) {
-        val range = val::object();
-        range.set("offset", static_cast<double>(need.offset));
-        range.set("length", static_cast<double>(need.length));
-        out.set("need", range);
+        out = describe_pth(read_pth_checkpoint(ranges_.size(), ranges_.reader()));
+      } catch (const NeedRange& need) {
+        out.set("need", need_range(need));
       }
     });
     return err.isNull() ? out : err;
   }
 
  private:
-  struct NeedBytes {
-    uint64_t offset, length;
-  };
-  // Whole ranges only: a part of one would read as a truncated file.
-  size_t read_at(uint64_t at, uint8_t* dst, size_t n) {
-    if (at >= size_) return 0;
-    n = static_cast<size_t>(std::min<uint64_t>(n, size_ - at));
-    auto it = ranges_.upper_bound(at);
-    if (it != ranges_.begin()) {
-      --it;
-      const uint64_t start = it->first, end = start + it->second.size();
-      if (at >= start && at + n <= end) {
-        std::memcpy(dst, it->second.data() + (at - start), n);
-        return n;
-      }
-    }
-    throw NeedBytes{at, n};
-  }
-  static val describe(const PthCheckpoint& c) {
-    val out = val::object();
-    out.set("format", std::string(c.format == PthFormat::Zip ? "pytorch-zip" : "pytorch-legacy"));
-    val tensors = val::array();
-    for (const PthTensor& t : c.tensors) {
-      const PthStorage& st = c.storages[t.storage];
-      val v = val::object();
-      v.set("name", t.name);
-      v.set("dtype", std::string(pth_dtype_name(t.dtype)));
-      val shape = val::array(), stride = val::array();
-      for (int64_t d : t.shape) shape.call<void>("push", static_cast<double>(d));
-      for (int64_t d : t.stride) stride.call<void>("push", static_cast<double>(d));
-      v.set("shape", shape);
-      v.set("stride", stride);
-      v.set("storage", st.key);
-      v.set("storageOffset", static_cast<double>(t.storage_offset));
-      v.set("offset", static_cast<double>(st.offset + t.storage_offset * pth_dtype_size(t.dtype)));
-      v.set("nbytes", static_cast<double>(t.numel() * pth_dtype_size(t.dtype)));
-      v.set("contiguous", t.contiguous());
-      tensors.call<void>("push", v);
-    }
-    out.set("tensors", tensors);
-    out.set("storageCount", static_cast<double>(c.storages.size()));
-    return out;
-  }
-
-  uint64_t size_;
+  RangeCache ranges_;
   std::vector<uint8_t> staging_;
-  std::map<uint64_t, std::vector<uint8_t>> ranges_;
 };
 
 // Loads a model by streaming the whole file through the parser into a
@@ -497,10 +483,75 @@ class ModelBinding : public ParserFeed {
     });
   }
 
+  // A Meta checkpoint (params.json + consolidated.NN.pth) instead of a model
+  // file. Per shard: beginCheckpointShard(size), then readCheckpointShard()
+  // answers {need: {offset, length}} until checkpointRange() has given it
+  // what its directory needs. planCheckpoint() then lists the byte ranges
+  // (shard, offset, length) whose bytes pushCheckpoint() takes in order.
+  void begin_checkpoint_shard(double file_size) {
+    checkpoint_ranges_ = std::make_unique<RangeCache>(static_cast<uint64_t>(file_size));
+  }
+  void checkpoint_range(double offset, size_t n) {
+    if (checkpoint_ranges_)
+      checkpoint_ranges_->add(static_cast<uint64_t>(offset), std::vector<uint8_t>(staging_.begin(), staging_.begin() + n));
+  }
+  val read_checkpoint_shard() {
+    val out = val::object();
+    val err = guarded([&] {
+      if (!checkpoint_ranges_) fail(ErrorCode::Internal, kNoOffset, "readCheckpointShard before beginCheckpointShard");
+      try {
+        checkpoint_parts_.push_back(read_pth_checkpoint(checkpoint_ranges_->size(), checkpoint_ranges_->reader()));
+        checkpoint_sizes_.push_back(checkpoint_ranges_->size());
+        checkpoint_ranges_.reset();
+      } catch (const NeedRange& need) {
+        out.set("need", need_range(need));
+      }
+    });
+    return err.isNull() ? out : err;
+  }
+  // quantize: "" or a type name: the matrices are quantized to it as they arrive.
+  val plan_checkpoint(const std::string& params_json, const std::string& quantize) {
+    val out = val::object();
+    val err = guarded([&] {
+      if (!quantize.empty()) {
+        const auto t = ggml_type_from_name(quantize);
+        if (!t) fail(ErrorCode::Unsupported, kNoOffset, "unknown tensor type '" + quantize + "'");
+        store_.quantize_on_load(*t, meta_checkpoint_quantizes);
+      }
+      checkpoint_ = std::make_unique<MetaCheckpointPlan>(plan_meta_checkpoint(params_json, checkpoint_parts_, checkpoint_sizes_));
+      std::vector<PthCheckpoint>().swap(checkpoint_parts_);
+      checkpoint_feed_ = std::make_unique<MetaCheckpointFeed>(*checkpoint_, store_);
+      val reads = val::array();
+      for (const MetaRead& r : checkpoint_->reads) {
+        val v = val::object();
+        v.set("shard", r.shard);
+        v.set("offset", static_cast<double>(r.offset));
+        v.set("length", static_cast<double>(r.length));
+        reads.call<void>("push", v);
+      }
+      out.set("reads", reads);
+    });
+    return err.isNull() ? out : err;
+  }
+  val push_checkpoint(size_t n) {
+    return guarded([&] {
+      if (!checkpoint_feed_ || n > staging_.size()) fail(ErrorCode::Internal, kNoOffset, "pushCheckpoint without a plan");
+      checkpoint_feed_->push(staging_.data(), n);
+    });
+  }
+
   // After the whole file (every shard) is in: builds the model and a context of n_ctx tokens.
   val build(uint32_t n_ctx, int n_threads, bool kv_f16) {
     return guarded([&] {
       std::vector<uint8_t>().swap(staging_);
+      if (checkpoint_) {
+        if (!checkpoint_feed_->done()) fail(ErrorCode::Truncated, kNoOffset, "the checkpoint's tensors have not all arrived");
+        checkpoint_feed_.reset();
+        file_ = std::move(checkpoint_->file);
+        checkpoint_.reset();
+        taken_ = true;
+        return open_context(n_ctx, n_threads, kv_f16);
+      }
       ModelFile last = current().take_file();
       const auto split = gguf_split_info(shard_files_.empty() ? last : shard_files_.front());
       if (!shard_files_.empty() || (split && split->count > 1)) {
@@ -511,11 +562,7 @@ class ModelBinding : public ParserFeed {
       }
       shard_parsers_.clear();
       taken_ = true;
-      pool_ = std::make_unique<ThreadPool>(n_threads);
-      SequenceOptions options;
-      options.n_ctx = n_ctx;
-      options.kv_type = kv_f16 ? KvCacheType::F16 : KvCacheType::F32;
-      context_ = open_sequence_model(file_, store_, *pool_, options);
+      open_context(n_ctx, n_threads, kv_f16);
     });
   }
   // The model's tokenizer: the one use_tokenizer() gave, else the file's.
@@ -633,8 +680,23 @@ class ModelBinding : public ParserFeed {
   std::vector<int32_t> tokens_;
   const float* logits_ = nullptr;
   std::unique_ptr<Sampler> sampler_;
-  // build() takes the directory from the parser.
-  const ModelFile& file() const override { return taken_ ? file_ : current().file(); }
+  void open_context(uint32_t n_ctx, int n_threads, bool kv_f16) {
+    pool_ = std::make_unique<ThreadPool>(n_threads);
+    SequenceOptions options;
+    options.n_ctx = n_ctx;
+    options.kv_type = kv_f16 ? KvCacheType::F16 : KvCacheType::F32;
+    context_ = open_sequence_model(file_, store_, *pool_, options);
+  }
+  // build() takes the directory from the parser (or the checkpoint's plan).
+  const ModelFile& file() const override {
+    if (checkpoint_) return checkpoint_->file;
+    return taken_ ? file_ : current().file();
+  }
+  std::unique_ptr<RangeCache> checkpoint_ranges_;  // the shard whose directory is being read
+  std::vector<PthCheckpoint> checkpoint_parts_;
+  std::vector<uint64_t> checkpoint_sizes_;
+  std::unique_ptr<MetaCheckpointPlan> checkpoint_;
+  std::unique_ptr<MetaCheckpointFeed> checkpoint_feed_;
   IncrementalParser& current() override { return shard_parsers_.empty() ? parser_ : *shard_parsers_.back(); }
   const IncrementalParser& current() const override {
     return shard_parsers_.empty() ? parser_ : *shard_parsers_.back();
@@ -776,6 +838,11 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("kvCacheBytes", &ModelBinding::kv_cache_bytes)
       .function("quantizeOnLoad", &ModelBinding::quantize_on_load)
       .function("beginShard", &ModelBinding::begin_shard)
+      .function("beginCheckpointShard", &ModelBinding::begin_checkpoint_shard)
+      .function("checkpointRange", &ModelBinding::checkpoint_range)
+      .function("readCheckpointShard", &ModelBinding::read_checkpoint_shard)
+      .function("planCheckpoint", &ModelBinding::plan_checkpoint)
+      .function("pushCheckpoint", &ModelBinding::push_checkpoint)
       .function("architecture", &ModelBinding::architecture)
       .function("nCtx", &ModelBinding::n_ctx)
       .function("build", &ModelBinding::build)

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "format/pth_checkpoint.h"
+#include "format/pth_read_at.h"
 
 namespace wasmlm {
 
@@ -44,14 +45,6 @@ GgmlType ggml_type_of(PthDtype d, const std::string& name) {
   }
 }
 
-void read_exact(const MetaShard& shard, uint64_t at, uint8_t* dst, uint64_t n) {
-  while (n > 0) {
-    const size_t got = shard.read_at(at, dst, static_cast<size_t>(std::min<uint64_t>(n, 1u << 22)));
-    if (got == 0) fail(ErrorCode::Truncated, at, "the checkpoint ends inside a tensor");
-    at += got, dst += got, n -= got;
-  }
-}
-
 const PthTensor& tensor_in(const PthCheckpoint& c, const std::string& name, size_t shard) {
   const PthTensor* t = c.find(name);
   if (!t) fail(ErrorCode::BadFormat, kNoOffset, "consolidated." + std::to_string(shard) + " has no tensor '" + name + "'");
@@ -62,8 +55,9 @@ const PthTensor& tensor_in(const PthCheckpoint& c, const std::string& name, size
 
 }  // namespace
 
-ModelFile load_meta_checkpoint(const std::string& params_json, const std::vector<MetaShard>& shards, WeightStore& store) {
-  if (shards.empty()) fail(ErrorCode::BadFormat, kNoOffset, "a Meta checkpoint needs at least one consolidated.NN.pth");
+MetaCheckpointPlan plan_meta_checkpoint(const std::string& params_json, const std::vector<PthCheckpoint>& parts,
+                                        const std::vector<uint64_t>& shard_sizes) {
+  if (parts.empty()) fail(ErrorCode::BadFormat, kNoOffset, "a Meta checkpoint needs at least one consolidated.NN.pth");
   nlohmann::json params;
   try {
     params = nlohmann::json::parse(params_json);
@@ -86,13 +80,11 @@ ModelFile load_meta_checkpoint(const std::string& params_json, const std::vector
   if (n_embd == 0 || n_layer == 0 || n_head == 0 || n_embd > (1u << 20) || n_layer > 4096 || n_head > 4096)
     fail(ErrorCode::BadFormat, kNoOffset, "params.json: dim, n_layers and n_heads must be sane positive integers");
 
-  std::vector<PthCheckpoint> parts;
-  for (const MetaShard& s : shards) parts.push_back(read_pth_checkpoint(s.size, s.read_at));
-
-  ModelFile file;
+  MetaCheckpointPlan plan;
+  ModelFile& file = plan.file;
   file.format = FileFormat::Gguf;
   file.file_size = 0;
-  for (const MetaShard& s : shards) file.file_size += s.size;
+  for (uint64_t size : shard_sizes) file.file_size += size;
   Metadata& m = file.metadata;
   m.add("general.architecture", MetaValue::of_string("llama"));
   m.add("llama.embedding_length", MetaValue::of_u32(n_embd));
@@ -112,7 +104,6 @@ ModelFile load_meta_checkpoint(const std::string& params_json, const std::vector
       wanted.push_back({"layers." + std::to_string(l) + "." + n.meta, named});
     }
 
-  std::vector<uint8_t> merged;
   for (size_t index = 0; index < wanted.size(); ++index) {
     const std::string& meta_name = wanted[index].first;
     const NameMap& map = wanted[index].second;
@@ -120,58 +111,105 @@ ModelFile load_meta_checkpoint(const std::string& params_json, const std::vector
     if (meta_name.rfind("layers.", 0) == 0)
       gguf_name = "blk." + meta_name.substr(7, meta_name.find('.', 7) - 7) + "." + map.gguf;
     const PthTensor& first = tensor_in(parts[0], meta_name, 0);
-    const Split split = shards.size() == 1 ? Split::Replicated : map.split;
+    const Split split = parts.size() == 1 ? Split::Replicated : map.split;
     TensorInfo info;
     info.name = gguf_name;
     info.type = ggml_type_of(first.dtype, meta_name);
     info.n_dims = static_cast<int>(first.shape.size());
     if (info.n_dims < 1 || info.n_dims > 2) fail(ErrorCode::BadFormat, kNoOffset, "tensor '" + meta_name + "' is not 1-D or 2-D");
     const uint64_t esize = pth_dtype_size(first.dtype);
-    uint64_t rows = info.n_dims == 2 ? first.shape[0] : 1, cols = first.shape.back();
-    for (size_t k = 1; k < shards.size() && split != Split::Replicated; ++k) {
+    const size_t n_pieces = split == Split::Replicated ? 1 : parts.size();
+    uint64_t rows = 0, cols = 0;
+    for (size_t k = 0; k < n_pieces; ++k) {
       const PthTensor& t = tensor_in(parts[k], meta_name, k);
+      const uint64_t t_rows = info.n_dims == 2 ? t.shape[0] : 1, t_cols = t.shape.back();
       const bool fits = t.dtype == first.dtype && t.shape.size() == first.shape.size() &&
-                        (split == Split::Rows ? t.shape.back() == first.shape.back() : t.shape[0] == first.shape[0]);
-      if (!fits) fail(ErrorCode::BadFormat, kNoOffset, "the shards of '" + meta_name + "' do not fit together");
-      (split == Split::Rows ? rows : cols) += split == Split::Rows ? t.shape[0] : t.shape.back();
+                        (split == Split::Columns ? t_rows == static_cast<uint64_t>(first.shape[0])
+                                                 : t_cols == static_cast<uint64_t>(first.shape.back()));
+      if (!fits || t_rows * t_cols == 0) fail(ErrorCode::BadFormat, kNoOffset, "the shards of '" + meta_name + "' do not fit together");
+      MetaRead r;
+      r.shard = static_cast<uint32_t>(k);
+      r.offset = parts[k].storages[t.storage].offset + t.storage_offset * esize;
+      r.length = t_rows * t_cols * esize;
+      r.tensor = static_cast<uint32_t>(index);
+      r.row_bytes = t_cols * esize;
+      r.column_byte = split == Split::Columns ? cols * esize : 0;
+      r.first_row = split == Split::Columns ? 0 : rows;
+      if (r.offset + r.length > shard_sizes[k])
+        fail(ErrorCode::Truncated, r.offset, "consolidated." + std::to_string(k) + " ends inside tensor '" + meta_name + "'");
+      plan.reads.push_back(r);
+      if (split == Split::Columns) {
+        rows = t_rows;
+        cols += t_cols;
+      } else {
+        rows += t_rows;
+        cols = t_cols;
+      }
     }
     info.ne = {cols, info.n_dims == 2 ? rows : 1, 1, 1};
     info.nbytes = rows * cols * esize;
     info.offset = parts[0].storages[first.storage].offset + first.storage_offset * esize;
-    if (split == Split::Replicated) {
-      // One piece: streamed into the store from the first shard.
-      merged.resize(std::min<uint64_t>(info.nbytes, 1u << 22));
-      for (uint64_t at = 0; at < info.nbytes; at += merged.size()) {
-        const uint64_t n = std::min<uint64_t>(merged.size(), info.nbytes - at);
-        read_exact(shards[0], info.offset + at, merged.data(), n);
-        store.tensor_bytes(index, info, at, merged.data(), static_cast<size_t>(n));
-      }
-    } else {
-      // The whole tensor assembled once (one tensor of extra memory).
-      merged.assign(info.nbytes, 0);
-      uint64_t done_rows = 0, done_cols = 0;
-      for (size_t k = 0; k < shards.size(); ++k) {
-        const PthTensor& t = tensor_in(parts[k], meta_name, k);
-        const uint64_t t_rows = info.n_dims == 2 ? t.shape[0] : 1, t_cols = t.shape.back();
-        const uint64_t at = parts[k].storages[t.storage].offset + t.storage_offset * esize;
-        if (split == Split::Rows) {
-          read_exact(shards[k], at, merged.data() + done_rows * cols * esize, t_rows * t_cols * esize);
-          done_rows += t_rows;
-        } else {
-          std::vector<uint8_t> part(t_rows * t_cols * esize);
-          read_exact(shards[k], at, part.data(), part.size());
-          for (uint64_t r = 0; r < t_rows; ++r)
-            std::memcpy(merged.data() + (r * cols + done_cols) * esize, part.data() + r * t_cols * esize, t_cols * esize);
-          done_cols += t_cols;
-        }
-      }
-      store.tensor_bytes(index, info, 0, merged.data(), merged.size());
-    }
     file.tensors.push_back(info);
   }
   // The feed-forward width (params.json's multiple_of / ffn_dim_multiplier rule) as the tensors have it.
   m.add("llama.feed_forward_length", MetaValue::of_u32(static_cast<uint32_t>(file.find_tensor("blk.0.ffn_gate.weight")->ne[1])));
-  return file;
+  return plan;
 }
+
+void MetaCheckpointFeed::push(const uint8_t* data, size_t n) {
+  while (n > 0) {
+    if (done()) fail(ErrorCode::Internal, kNoOffset, "more bytes than the checkpoint's tensors hold");
+    const MetaRead& r = plan_.reads[read_];
+    const size_t take = static_cast<size_t>(std::min<uint64_t>(n, r.length - in_read_));
+    place(r, data, take);
+    data += take, n -= take, in_read_ += take;
+    if (in_read_ < r.length) continue;
+    in_read_ = 0;
+    ++read_;
+    const bool tensor_done = done() || plan_.reads[read_].tensor != r.tensor;
+    if (tensor_done && !merged_.empty()) {
+      store_.tensor_bytes(r.tensor, plan_.file.tensors[r.tensor], 0, merged_.data(), merged_.size());
+      std::vector<uint8_t>().swap(merged_);
+    }
+  }
+}
+
+void MetaCheckpointFeed::place(const MetaRead& r, const uint8_t* data, size_t n) {
+  const TensorInfo& info = plan_.file.tensors[r.tensor];
+  const uint64_t row_bytes = info.nbytes / info.ne[1];
+  if (r.row_bytes == row_bytes) {  // whole rows: straight to the store
+    store_.tensor_bytes(r.tensor, info, r.first_row * row_bytes + in_read_, data, n);
+    return;
+  }
+  if (merged_.empty()) merged_.assign(info.nbytes, 0);
+  for (uint64_t at = in_read_; n > 0;) {
+    const uint64_t row = at / r.row_bytes, within = at % r.row_bytes;
+    const size_t take = static_cast<size_t>(std::min<uint64_t>(n, r.row_bytes - within));
+    std::memcpy(merged_.data() + row * row_bytes + r.column_byte + within, data, take);
+    data += take, n -= take, at += take;
+  }
+}
+
+ModelFile load_meta_checkpoint(const std::string& params_json, const std::vector<MetaShard>& shards, WeightStore& store) {
+  std::vector<PthCheckpoint> parts;
+  std::vector<uint64_t> sizes;
+  for (const MetaShard& s : shards) {
+    parts.push_back(read_pth_checkpoint(s.size, s.read_at));
+    sizes.push_back(s.size);
+  }
+  MetaCheckpointPlan plan = plan_meta_checkpoint(params_json, parts, sizes);
+  MetaCheckpointFeed feed(plan, store);
+  std::vector<uint8_t> buffer(1u << 22);
+  for (const MetaRead& r : plan.reads)
+    for (uint64_t at = 0; at < r.length;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), r.length - at));
+      read_exact(shards[r.shard].read_at, r.offset + at, buffer.data(), n, "a tensor");
+      feed.push(buffer.data(), n);
+      at += n;
+    }
+  return std::move(plan.file);
+}
+
+bool meta_checkpoint_quantizes(const TensorInfo& t) { return t.n_dims == 2; }
 
 }  // namespace wasmlm

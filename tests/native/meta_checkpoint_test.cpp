@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "model/llama_model.h"
+#include "format/pth_checkpoint.h"
 #include "model/meta_checkpoint.h"
 #include "testdata.h"
 
@@ -35,7 +36,7 @@ std::unique_ptr<Loaded> load_dir(const std::string& dir, int n_shards, GgmlType 
   }
   const std::vector<uint8_t> params = read_file(dir + "/params.json");
   if (quantize != GgmlType::F32)
-    m->store.quantize_on_load(quantize, [](const TensorInfo& t) { return t.n_dims == 2; });
+    m->store.quantize_on_load(quantize, meta_checkpoint_quantizes);
   m->file = load_meta_checkpoint(std::string(params.begin(), params.end()), shards, m->store);
   return m;
 }
@@ -128,4 +129,50 @@ TEST(MetaCheckpoint, BadParamsAndMissingTensorsAreTypedErrors) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("layers.5."), std::string::npos) << e.what();
   }
+}
+
+// The JS loader's path: directories read first, then the plan's reads pushed
+// in pieces of any size (here 997 bytes, crossing read and tensor ends). The
+// store must hold what the one-call loader gives, column-split tensors too.
+TEST(MetaCheckpoint, FeedTakesThePlansBytesInPiecesOfAnySize) {
+  WASMLM_REQUIRE_TESTDATA();
+  const std::string dir = testdata_dir() + "/pytorch/meta-stories260K/mp2-f32";
+  auto whole = load_dir(dir, 2);
+  std::vector<std::vector<uint8_t>> bytes = {read_file(dir + "/consolidated.00.pth"), read_file(dir + "/consolidated.01.pth")};
+  std::vector<PthCheckpoint> parts;
+  std::vector<uint64_t> sizes;
+  for (const auto& b : bytes) {
+    parts.push_back(read_pth_checkpoint(b.data(), b.size()));
+    sizes.push_back(b.size());
+  }
+  const std::vector<uint8_t> params = read_file(dir + "/params.json");
+  const MetaCheckpointPlan plan = plan_meta_checkpoint(std::string(params.begin(), params.end()), parts, sizes);
+  std::vector<uint8_t> stream;
+  for (const MetaRead& r : plan.reads) stream.insert(stream.end(), bytes[r.shard].begin() + r.offset, bytes[r.shard].begin() + r.offset + r.length);
+  WeightStore store;
+  MetaCheckpointFeed feed(plan, store);
+  for (size_t at = 0; at < stream.size(); at += 997) {
+    EXPECT_FALSE(feed.done());
+    feed.push(stream.data() + at, std::min<size_t>(997, stream.size() - at));
+  }
+  EXPECT_TRUE(feed.done());
+  EXPECT_THROW(feed.push(stream.data(), 1), Error);
+  ASSERT_EQ(plan.file.tensors.size(), whole->file.tensors.size());
+  size_t column_split = 0;
+  for (const TensorInfo& t : plan.file.tensors) {
+    SCOPED_TRACE(t.name);
+    const WeightStore::Tensor* a = store.find(t.name);
+    const WeightStore::Tensor* b = whole->store.find(t.name);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(0, std::memcmp(a->data.get(), b->data.get(), t.nbytes));
+    column_split += t.name.find("attn_output") != std::string::npos;
+  }
+  EXPECT_EQ(column_split, 5u);
+  // wo is split along torch dim 1: two reads of half rows each.
+  const auto wo = std::find_if(plan.reads.begin(), plan.reads.end(), [&](const MetaRead& r) {
+    return plan.file.tensors[r.tensor].name == "blk.0.attn_output.weight";
+  });
+  ASSERT_NE(wo, plan.reads.end());
+  EXPECT_EQ(wo->row_bytes * 2, plan.file.tensors[wo->tensor].nbytes / plan.file.tensors[wo->tensor].ne[1]);
+  EXPECT_EQ((wo + 1)->column_byte, wo->row_bytes);
 }

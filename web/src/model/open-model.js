@@ -6,6 +6,8 @@ import { WasmLMError, throwIfAborted, throwIfBindingError } from '../errors.js';
 import { loadWasmModule } from '../wasm/load-module.js';
 import { openModelBytes, orderShards } from './model-bytes.js';
 import { ProgressReporter, streamIntoModel } from './stream-load.js';
+import { findCheckpoint } from './checkpoint-files.js';
+import { loadCheckpoint } from './checkpoint-load.js';
 import { Tokenizer, openTokenizer } from '../tokenizer.js';
 import { pushBytes } from '../wasm/push-bytes.js';
 import { complete, generate } from './generate.js';
@@ -13,11 +15,14 @@ import { summarizeModel } from '../model-summary.js';
 import { decodeMetadata } from '../parse/metadata-values.js';
 
 /**
- * @param {unknown} input URL, path, Blob, bytes or stream (as inspect()), or an array of a split GGUF's shards
+ * @param {unknown} input URL, path, Blob, bytes or stream (as inspect()), an array of a split GGUF's shards,
+ *   or a Meta LLaMA checkpoint: its folder (a Node path) or its files (params.json, consolidated.NN.pth,
+ *   tokenizer.model: paths, URLs or Files)
  * @param {{threads?: number, contextLength?: number, kvCache?: 'f16'|'f32', signal?: AbortSignal, fetch?: typeof fetch,
  *   onProgress?: (event: {loaded: number, total: number|null, bytesPerSecond: number, phase: 'download'|'build'|'ready'}) => void,
  *   retries?: number, retryDelay?: number, cache?: boolean, memoryCheck?: boolean, quantize?: string}} [options]
- *   quantize: quantize float matrices to this type (e.g. 'Q8_0', 'Q5_1') as they load, as rwkv.cpp's quantizer does
+ *   quantize: quantize float matrices to this type (e.g. 'Q8_0', 'Q5_1') as they load (rwkv.cpp files: the
+ *     matrices rwkv.cpp's quantizer picks; Meta checkpoints: every matrix whose rows hold whole blocks)
  *   tokenizer: a tokenizer file for a model file without a vocabulary (rwkv.cpp's: the RWKV World
  *     rwkv_vocab_v20230424.txt, or 20B_tokenizer.json), anything openTokenizer() reads
  */
@@ -29,30 +34,38 @@ export async function openModel(input, {
   throwIfAborted(signal);
   const wasm = await loadWasmModule({ threads });
   throwIfAborted(signal);
+  const checkpoint = await findCheckpoint(input);
   // A split GGUF is an array of its shards, read one after the other into the same model.
-  const shards = Array.isArray(input) && input.length > 1 ? orderShards(input) : [input];
+  const shards = checkpoint ? [] : Array.isArray(input) && input.length > 1 ? orderShards(input) : [input];
   const byteOptions = { signal, fetch, retries, retryDelay, cache };
-  let bytes = await openModelBytes(shards[0], byteOptions);
+  let bytes = checkpoint ? null : await openModelBytes(shards[0], byteOptions);
   let model;
   try {
     throwIfAborted(signal);
-    model = new wasm.Model(bytes.size ?? 0);
-    if (quantize) throwIfBindingError(model.quantizeOnLoad(String(quantize)));
-    const progress = new ProgressReporter(onProgress, bytes);
-    for (let k = 0; k < shards.length; ++k) {
-      if (k > 0) {
-        bytes = await openModelBytes(shards[k], byteOptions);
-        progress.addTotal(bytes.size);
-        throwIfBindingError(model.beginShard(bytes.size ?? 0));
+    model = new wasm.Model(bytes?.size ?? 0);
+    const options = { signal, fetch, onProgress, contextLength, kvCache, memoryCheck, quantize };
+    let progress;
+    if (checkpoint) {
+      progress = await loadCheckpoint(wasm, model, checkpoint, options);
+    } else {
+      if (quantize) throwIfBindingError(model.quantizeOnLoad(String(quantize)));
+      progress = new ProgressReporter(onProgress, bytes);
+      for (let k = 0; k < shards.length; ++k) {
+        if (k > 0) {
+          bytes = await openModelBytes(shards[k], byteOptions);
+          progress.addTotal(bytes.size);
+          throwIfBindingError(model.beginShard(bytes.size ?? 0));
+        }
+        await streamIntoModel(wasm, model, bytes, {
+          ...options, progress, memoryCheck: memoryCheck && k === 0, shards: shards.length,
+        });
       }
-      await streamIntoModel(wasm, model, bytes, {
-        signal, progress, contextLength, kvCache, memoryCheck: memoryCheck && k === 0, shards: shards.length, quantize,
-      });
     }
     progress.emit('build', { final: true });
     throwIfBindingError(model.build(contextLength, Math.max(1, Math.floor(threads)), kvCache === 'f16'));
-    if (tokenizer !== undefined && tokenizer !== null) {
-      const own = await openTokenizer(tokenizer, { signal, fetch, wasm });
+    const ownTokenizer = tokenizer ?? checkpoint?.tokenizer;
+    if (ownTokenizer !== undefined && ownTokenizer !== null) {
+      const own = await openTokenizer(ownTokenizer, { signal, fetch, wasm });
       try {
         throwIfBindingError(model.useTokenizer(own.binding));
       } finally {
@@ -63,7 +76,7 @@ export async function openModel(input, {
     progress.emit('ready', { final: true });
   } catch (error) {
     model?.delete();
-    await bytes.close().catch(() => {});
+    await bytes?.close().catch(() => {});
     throw error;
   }
   return new ModelSession(wasm, model);

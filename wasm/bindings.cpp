@@ -387,6 +387,7 @@ class TensorStatsBinding {
 val describe_pth(const PthCheckpoint& c) {
   val out = val::object();
   out.set("format", std::string(c.format == PthFormat::Zip ? "pytorch-zip" : "pytorch-legacy"));
+  out.set("pickleProtocol", c.pickle_protocol);
   val tensors = val::array();
   for (const PthTensor& t : c.tensors) {
     const PthStorage& st = c.storages[t.storage];
@@ -681,6 +682,12 @@ class ModelBinding : public ParserFeed {
   const float* logits_ = nullptr;
   std::unique_ptr<Sampler> sampler_;
   void open_context(uint32_t n_ctx, int n_threads, bool kv_f16) {
+    // describe() lists the weights as stored: quantized on load, they have another type and size.
+    for (TensorInfo& t : file_.tensors)
+      if (const WeightStore::Tensor* stored = store_.find(t.name)) {
+        t.type = stored->info.type;
+        t.nbytes = stored->info.nbytes;
+      }
     pool_ = std::make_unique<ThreadPool>(n_threads);
     SequenceOptions options;
     options.n_ctx = n_ctx;

@@ -300,4 +300,10 @@ PyValue run_pickle(ReadAtStream& in, PickleHeap& heap, PickleHooks& hooks, const
   return Machine(in, heap, hooks, where).run();
 }
 
+int pickle_protocol_at(const ReadAt& read_at, uint64_t offset) {
+  uint8_t head[2] = {0, 0};
+  read_exact(read_at, offset, head, 2, "a pickle");
+  return head[0] == PROTO ? head[1] : 0;
+}
+
 }  // namespace wasmlm

@@ -30,4 +30,8 @@ class PickleHooks {
 // opcode and say its offset inside the pickle.
 PyValue run_pickle(ReadAtStream& in, PickleHeap& heap, PickleHooks& hooks, const std::string& where);
 
+// The protocol the pickle at `offset` was written with: its leading PROTO's
+// argument, or 0 without one (protocol 0 or 1).
+int pickle_protocol_at(const ReadAt& read_at, uint64_t offset);
+
 }  // namespace wasmlm

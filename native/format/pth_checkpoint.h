@@ -41,6 +41,7 @@ struct PthTensor {
 
 struct PthCheckpoint {
   PthFormat format = PthFormat::Zip;
+  int pickle_protocol = 0;  // of data.pkl (zip) or the object pickle (legacy)
   std::vector<PthStorage> storages;
   std::vector<PthTensor> tensors;  // in the order the pickle lists them
 

@@ -60,6 +60,7 @@ PthCheckpoint read_pth_legacy(uint64_t file_size, const ReadAt& read_at) {
 
   PthCheckpoint ck;
   ck.format = PthFormat::Legacy;
+  ck.pickle_protocol = pickle_protocol_at(read_at, object_at);
   ck.storages.resize(unpickler.storages().size());
   std::vector<bool> seen(ck.storages.size());
   uint64_t pos = in.pos();

@@ -52,6 +52,7 @@ PthCheckpoint read_pth_zip(uint64_t file_size, const ReadAt& read_at) {
 
   PthCheckpoint ck;
   ck.format = PthFormat::Zip;
+  ck.pickle_protocol = pickle_protocol_at(read_at, span.offset);
   for (const PthStorageRef& s : unpickler.storages()) {
     std::string name = prefix + "data/" + s.key;
     const ZipEntry* e = zip.find(name);

@@ -63,18 +63,25 @@ void WeightStore::quantize(Tensor& t) {
   const uint64_t block = ggml_type_info(quantize_to_).block_size;
   if (in.ne[0] % block != 0) return;  // rows that cannot hold whole blocks stay as they are
   const uint64_t n = in.n_elements();
-  std::vector<float> converted;
-  const float* values = reinterpret_cast<const float*>(t.data.get());
-  if (in.type != GgmlType::F32) {
-    converted.resize(n);
-    quant_traits(in.type).to_float(t.data.get(), converted.data(), static_cast<int64_t>(n));
-    values = converted.data();
-  }
   TensorInfo out = in;
   out.type = quantize_to_;
   out.nbytes = *ggml_nbytes(quantize_to_, n);
   AlignedBytes data = allocate(out.nbytes, out);
-  quant_traits(quantize_to_).from_float(values, data.get(), static_cast<int64_t>(n));
+  // Row by row in slices, so a F16/BF16 tensor is never held whole as floats.
+  const uint64_t cols = in.ne[0], rows = n / cols;
+  const uint64_t in_row = in.nbytes / rows, out_row = out.nbytes / rows;
+  const uint64_t slice_rows = std::max<uint64_t>(1, (1u << 20) / cols);
+  std::vector<float> converted(in.type == GgmlType::F32 ? 0 : std::min(rows, slice_rows) * cols);
+  for (uint64_t r = 0; r < rows; r += slice_rows) {
+    const uint64_t count = std::min(slice_rows, rows - r) * cols;
+    const uint8_t* src = t.data.get() + r * in_row;
+    const float* values = reinterpret_cast<const float*>(src);
+    if (in.type != GgmlType::F32) {
+      quant_traits(in.type).to_float(src, converted.data(), static_cast<int64_t>(count));
+      values = converted.data();
+    }
+    quant_traits(quantize_to_).from_float(values, data.get() + r * out_row, static_cast<int64_t>(count));
+  }
   bytes_allocated_ = bytes_allocated_ - in.nbytes + out.nbytes;
   t.data = std::move(data);
   t.info = out;

@@ -230,6 +230,56 @@ describeWithChromium('in Chromium', () => {
     expect(await page.locator('#file-info').innerText()).toMatch(/PyTorch legacy pickle/);
   }, TIMEOUT);
 
+  test('the index page viewer lists a dropped Meta checkpoint\'s files: params.json, both shards\' tensors, a shard tensor\'s histogram', async () => {
+    await page.goto(`${isolated.url}/web/pages/index.html`);
+    await page.evaluate(async (base) => {
+      const dataTransfer = new DataTransfer();
+      for (const name of ['consolidated.01.pth', 'params.json', 'tokenizer.model', 'consolidated.00.pth']) {
+        dataTransfer.items.add(new File([await (await fetch(`${base}/${name}`)).arrayBuffer()], name));
+      }
+      document.querySelector('#drop-zone').dispatchEvent(new DragEvent('drop', { dataTransfer, bubbles: true, cancelable: true }));
+    }, '/testdata/pytorch/meta-stories260K/mp2-f32');
+    await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length === 96);
+    const info = await page.locator('#file-info').innerText();
+    expect(info).toMatch(/Meta LLaMA checkpoint/);
+    expect(info).toMatch(/consolidated\.00\.pth \(48 tensors, pickle protocol 2\), consolidated\.01\.pth/);
+    expect(await page.locator('#architecture').innerText()).toMatch(/n_layers\s+5/);
+    const row = page.locator('#tensors tbody tr', { hasText: 'layers.4.feed_forward.w2.weight (shard 1)' });
+    expect(await row.innerText()).toMatch(/F32\s+64 × 86\s+22,016/);
+    await row.click();
+    await page.waitForFunction(() => document.querySelectorAll('#histogram-chart rect').length > 0, null, { timeout: TIMEOUT });
+    const counts = await page.$$eval('#histogram-chart rect', (rects) => rects.map((r) => Number(r.dataset.count)));
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(64 * 86);
+  }, TIMEOUT);
+
+  test('the demo page runs a Meta checkpoint\'s dropped files (stories260K, two shards): llama.cpp\'s greedy text', async () => {
+    await page.goto(`${isolated.url}/web/pages/demo.html`);
+    const dropFolderFiles = () => page.evaluate(async (base) => {
+      const dataTransfer = new DataTransfer();
+      for (const name of ['params.json', 'consolidated.00.pth', 'consolidated.01.pth', 'tokenizer.model']) {
+        dataTransfer.items.add(new File([await (await fetch(`${base}/${name}`)).arrayBuffer()], name));
+      }
+      document.querySelector('#drop-zone').dispatchEvent(new DragEvent('drop', { dataTransfer, bubbles: true, cancelable: true }));
+    }, '/testdata/pytorch/meta-stories260K/mp2-f32');
+    await dropFolderFiles();
+    await page.waitForFunction(() => /Ready|Cannot/.test(document.querySelector('#status').textContent), null, { timeout: TIMEOUT });
+    expect(await page.textContent('#status')).toBe('Ready.');
+    expect(await page.textContent('#model-info')).toMatch(/4 files .*llama/);
+    await page.click('#settings summary');
+    await page.fill('#temperature', '0');
+    await page.fill('#max-tokens', '32');
+    await page.fill('#prompt', 'Once upon a time');
+    await page.click('#generate');
+    await page.waitForFunction(() => document.querySelector('#speed').textContent.includes('generated'), null, { timeout: TIMEOUT });
+    const reference = JSON.parse(fs.readFileSync(testdataPath('llama/stories260K/reference/reference-outputs.json'), 'utf8'));
+    const { greedy_text: greedyText } = reference.find((r) => r.file === 'stories260K.gguf').result;
+    expect(await page.textContent('#output')).toBe(`Once upon a time${greedyText}`);
+    await page.selectOption('#quantize', 'Q8_0');
+    await dropFolderFiles();
+    await page.waitForFunction(() => document.querySelector('#model-info').textContent.includes('Q8_0'), null, { timeout: TIMEOUT });
+    expect(await page.textContent('#status')).toBe('Ready.');
+  }, TIMEOUT);
+
   test('the index page viewer shows a dropped file\'s tensor table, sorts it by a clicked header and filters it', async () => {
     await page.goto(`${isolated.url}/web/pages/index.html`);
     await dropOnViewer(`/testdata/${STORIES_GGUF}`);

@@ -13,7 +13,11 @@ const TORCH_PYTHON = '/usr/bin/python3';
 const FILES = ['pytorch/meta-stories260K/f32/consolidated.00.pth', 'pytorch/meta-stories260K/legacy-f32/consolidated.00.pth',
   'pytorch/candle/fortran_tensor_3d.pth', 'pytorch/burn/bfloat16.pt', 'pytorch/torchtune/tiny_llama2_checkpoint.pt'];
 
-/** torch's view of a checkpoint: {name: {dtype, shape, stride}} with nested dict keys joined by ".". */
+/**
+ * torch's view of a checkpoint: {name: {dtype, shape, stride}} with nested
+ * dict keys joined by ".", and (Python's own reading) the pickle protocol of
+ * data.pkl, or of a legacy file's object pickle (after three small pickles).
+ */
 function torchDirectory(file) {
   const script = `
 import json, sys, torch
@@ -28,7 +32,15 @@ def walk(prefix, v):
     elif isinstance(v, (list, tuple)):
         for i, x in enumerate(v): walk(f'{prefix}.{i}' if prefix else str(i), x)
 walk('', torch.load(sys.argv[1], map_location='cpu'))
-print(json.dumps(out))`;
+import pickle, zipfile
+if zipfile.is_zipfile(sys.argv[1]):
+    z = zipfile.ZipFile(sys.argv[1])
+    head = z.read(next(n for n in z.namelist() if n.endswith('data.pkl')))[:2]
+else:
+    f = open(sys.argv[1], 'rb')
+    for _ in range(3): pickle.load(f)
+    head = f.read(2)
+print(json.dumps({'tensors': out, 'protocol': head[1] if head[0] == 0x80 else 0}))`;
   return JSON.parse(execFileSync(TORCH_PYTHON, ['-c', script, file], { encoding: 'utf8' }));
 }
 
@@ -59,9 +71,34 @@ describeWithTestdata('PyTorch checkpoints through inspect()', () => {
     const fromPath = await inspect(file);
     expect(fromPath.format).toMatch(/^pytorch-(zip|legacy)$/);
     const got = Object.fromEntries(fromPath.tensors.map((t) => [t.name, { dtype: t.dtype, shape: t.shape, stride: t.stride }]));
-    expect(got).toEqual(want);
+    expect(got).toEqual(want.tensors);
+    expect(fromPath.pickleProtocol).toBe(want.protocol);
     expect(await inspect(new Blob([fs.readFileSync(file)]))).toEqual(fromPath);
     expect(await inspect(`${server.url}/testdata/${rel}`)).toEqual(fromPath);
+  });
+
+  (haveTorch ? test : test.skip)('a Meta checkpoint folder (path, or its Files): params.json and each shard\'s tensors as torch has them', async () => {
+    const dir = testdataPath('pytorch/meta-stories260K/mp2-bf16');
+    const result = await inspect(dir);
+    expect(result.format).toBe('meta-checkpoint');
+    expect(result.params).toEqual(JSON.parse(fs.readFileSync(`${dir}/params.json`, 'utf8')));
+    expect(result.tokenizerFile).toBe('tokenizer.model');
+    expect(result.shards.map((s) => [s.name, s.format, s.fileSize])).toEqual([0, 1].map((k) => [
+      `consolidated.0${k}.pth`, 'pytorch-zip', fs.statSync(`${dir}/consolidated.0${k}.pth`).size]));
+    for (const k of [0, 1]) {
+      const want = torchDirectory(`${dir}/consolidated.0${k}.pth`);
+      const got = result.tensors.filter((t) => t.shard === k);
+      expect(Object.fromEntries(got.map((t) => [t.name, { dtype: t.dtype, shape: t.shape, stride: t.stride }]))).toEqual(want.tensors);
+      expect(result.shards[k].pickleProtocol).toBe(want.protocol);
+    }
+    const files = ['consolidated.01.pth', 'params.json', 'consolidated.00.pth'].map((name) => new File([fs.readFileSync(`${dir}/${name}`)], name));
+    const fromFiles = await inspect(files);
+    expect(fromFiles.tensors).toEqual(result.tensors);
+    expect(fromFiles.tokenizerFile).toBe(null);
+    const { stdout } = await run('node', ['web/bin/wasmlm.js', 'inspect', dir], { cwd: REPO_ROOT });
+    expect(stdout).toContain('Meta LLaMA checkpoint');
+    expect(stdout).toMatch(/Shards \(2\), tokenizer tokenizer\.model/);
+    expect(stdout).toMatch(/1 +layers\.4\.feed_forward\.w2\.weight +BF16 +64 × 86/);
   });
 
   test('`wasmlm inspect --json` lists {name, dtype, shape, stride, storage, offset}; a broken file is a typed error', async () => {

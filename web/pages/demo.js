@@ -1,6 +1,7 @@
 // The demo page: load a model (URL or file) into a worker with loadModel(),
 // then stream completions or chat replies into the page.
 import { loadModel } from '../src/index.js';
+import { droppedFiles, filesLabel, modelInput } from './dropped-files.js';
 
 const DEMO_URL = '/testdata/llama/stories260K/stories260K.gguf';
 const $ = (selector) => document.querySelector(selector);
@@ -32,6 +33,7 @@ async function load(source, label) {
     lm = await loadModel(source, {
       signal: loading.signal,
       contextLength: 2048,
+      quantize: $('#quantize').value || undefined,
       onProgress: ({ loaded, total, bytesPerSecond, phase }) => {
         if (total) $('#progress').value = loaded / total;
         setStatus(phase === 'build' ? 'Setting up the model…'
@@ -125,9 +127,10 @@ $('#load-form').addEventListener('submit', (event) => {
 $('#cancel-load').addEventListener('click', () => loading?.abort());
 $('#generate').addEventListener('click', generate);
 $('#stop-generation').addEventListener('click', () => generating?.abort());
+// Several files: a split GGUF's shards, or a Meta checkpoint's files.
 $('#file').addEventListener('change', () => {
-  const file = $('#file').files[0];
-  if (file) load(file, file.name);
+  const files = Array.from($('#file').files);
+  if (files.length) load(modelInput(files), filesLabel(files));
 });
 const drop = $('#drop-zone');
 drop.addEventListener('dragover', (event) => {
@@ -135,11 +138,11 @@ drop.addEventListener('dragover', (event) => {
   drop.classList.add('over');
 });
 drop.addEventListener('dragleave', () => drop.classList.remove('over'));
-drop.addEventListener('drop', (event) => {
+drop.addEventListener('drop', async (event) => {
   event.preventDefault();
   drop.classList.remove('over');
-  const file = event.dataTransfer.files[0];
-  if (file) load(file, file.name);
+  const files = await droppedFiles(event.dataTransfer);
+  if (files.length) load(modelInput(files), filesLabel(files));
 });
 
 // With the test models served next to the repository, offer stories260K.

@@ -2,6 +2,7 @@
 // header, shows it (summary, metadata, tokenizer, bytes by type, tensors);
 // a click on a tensor asks the worker for a histogram of that tensor only.
 import { formatLabel, shortestFloat32 } from '../src/display.js';
+import { droppedFiles, filesLabel, modelInput } from './dropped-files.js';
 
 const DEMO_URL = '/testdata/llama/stories260K/stories260K.gguf';
 const ARRAY_PREVIEW = 8; // items shown of a collapsed array
@@ -78,9 +79,13 @@ function render(r) {
     'metadata keys': count(Object.keys(r.metadata).length),
     split: r.split && `part ${r.split.no + 1} of ${r.split.count}`,
     'trailing bytes': r.trailingBytes ? count(r.trailingBytes) : null,
+    'pickle protocol': r.pickleProtocol,
+    shards: r.shards?.map((s) => `${s.name} (${s.tensorCount} tensors, pickle protocol ${s.pickleProtocol})`).join(', '),
+    'tokenizer file': r.shards ? r.tokenizerFile ?? 'none' : null,
     warnings: r.warnings.join('; ') || null,
   });
-  fillList($('#architecture'), r.architecture);
+  // A Meta checkpoint's hyperparameters are its params.json.
+  fillList($('#architecture'), r.params ?? r.architecture);
   renderTokenizer(r);
   renderTypeChart(r);
   renderMetadata(r);
@@ -206,8 +211,9 @@ let sort = { key: null, ascending: true };
 function renderTensors(r) {
   tensorRows = r.tensors.map((t, index) => {
     const elements = t.shape.reduce((a, b) => a * b, 1);
+    const shard = r.shards?.length > 1 ? ` (shard ${t.shard})` : '';
     const row = el('tr', { tabIndex: 0 },
-      el('td', { textContent: t.name }),
+      el('td', { textContent: t.name + shard }),
       el('td', { textContent: t.type }),
       // PyTorch tensors: torch's shape, and their strides when not plain row-major.
       el('td', { textContent: t.shape.join(' × ') + (t.stride && !t.contiguous ? ` (stride ${t.stride.join(', ')})` : ''),
@@ -268,7 +274,10 @@ async function showHistogram(tensor, row) {
   section.scrollIntoView({ block: 'nearest' });
   const started = performance.now();
   try {
-    const h = await ask('histogram', { source: current.source, tensor, littleEndian: current.result.endianness !== 'big' });
+    // A checkpoint's tensor is read from its own shard's file.
+    const source = Array.isArray(current.source)
+      ? current.source.find((f) => f.name === current.result.shards[tensor.shard].name) : current.source;
+    const h = await ask('histogram', { source, tensor, littleEndian: current.result.endianness !== 'big' });
     if (!h) return;
     drawHistogram(h);
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
@@ -328,8 +337,8 @@ $('#url-form').addEventListener('submit', (event) => {
 });
 
 $('#file').addEventListener('change', () => {
-  const [file] = $('#file').files;
-  if (file) run(file, file.name);
+  const files = Array.from($('#file').files);
+  if (files.length) run(modelInput(files), filesLabel(files));
 });
 
 $('#metadata-search').addEventListener('input', filterMetadata);
@@ -350,11 +359,12 @@ document.addEventListener('dragover', (event) => {
 document.addEventListener('dragleave', (event) => {
   if (!event.relatedTarget) dropZone.classList.remove('over');
 });
-document.addEventListener('drop', (event) => {
+// A file, or a Meta checkpoint's folder (or its files).
+document.addEventListener('drop', async (event) => {
   event.preventDefault();
   dropZone.classList.remove('over');
-  const [file] = event.dataTransfer?.files ?? [];
-  if (file) run(file, file.name);
+  const files = await droppedFiles(event.dataTransfer);
+  if (files.length) run(modelInput(files), filesLabel(files));
 });
 
 // Offer the test model when the dev server exposes ../shared/testdata.

@@ -34,7 +34,39 @@ const PLAIN = {
   I16: (v, at, le) => v.getInt16(at, le),
   I32: (v, at, le) => v.getInt32(at, le),
   I64: (v, at, le) => Number(v.getBigInt64(at, le)),
+  U8: (v, at) => v.getUint8(at),
+  BOOL: (v, at) => v.getUint8(at),
 };
+const PLAIN_SIZE = { F32: 4, F64: 8, F16: 2, BF16: 2, I8: 1, I16: 2, I32: 4, I64: 8, U8: 1, BOOL: 1 };
+
+/**
+ * A PyTorch tensor (torch's dtype, shape, stride): its values, read in JS
+ * (no wasm type involved). A view is read when its elements fill their span
+ * (a permutation, like a transpose): the histogram does not depend on order.
+ */
+function pthTensorInfo(tensor) {
+  const typeSize = PLAIN_SIZE[tensor.dtype];
+  if (!typeSize) throw new WasmLMError('UNSUPPORTED', `no histogram for dtype ${tensor.dtype}`);
+  const numel = tensor.shape.reduce((a, b) => a * b, 1);
+  const span = tensor.shape.reduce((sum, n, i) => sum + (n - 1) * tensor.stride[i], 1);
+  if (numel > 0 && (span !== numel || tensor.stride.some((s) => s < 1))) {
+    throw new WasmLMError('UNSUPPORTED', `tensor '${tensor.name}' is a view with gaps or repeats: no histogram`);
+  }
+  return { name: tensor.dtype, typeSize };
+}
+
+async function plainStats(source, tensor, info, littleEndian, signal) {
+  const stats = { name: tensor.name, type: tensor.type, shape: tensor.shape, n: 0, sum: 0, sumsq: 0, min: Infinity, max: -Infinity };
+  await forEachValue(null, source, tensor, info, littleEndian, signal, (v) => {
+    stats.n++;
+    if (!Number.isFinite(v)) return;
+    stats.sum += v;
+    stats.sumsq += v * v;
+    stats.min = Math.min(stats.min, v);
+    stats.max = Math.max(stats.max, v);
+  });
+  return stats;
+}
 
 /** Calls `visit(value)` for each value of the tensor (or each sampled one); returns how many. */
 async function forEachValue(wasm, source, tensor, info, littleEndian, signal, visit) {
@@ -73,14 +105,16 @@ async function forEachValue(wasm, source, tensor, info, littleEndian, signal, vi
  * @returns {Promise<{name, type, shape, n, sum, sumsq, min, max, lo, hi, counts: number[], nonFinite: number, counted: number, sampled: boolean}>}
  */
 export async function tensorHistogram(input, tensor, { bins = 64, littleEndian = true, signal } = {}) {
-  const stats = await tensorStats(input, tensor.name, { signal });
+  const pytorch = tensor.dtype != null;
+  const stats = pytorch ? null : await tensorStats(input, tensor.name, { signal });
   const wasm = await loadWasmModule();
-  const info = wasm.typeTable().find((t) => t.id === tensor.typeId);
+  const info = pytorch ? pthTensorInfo(tensor) : wasm.typeTable().find((t) => t.id === tensor.typeId);
   if (!info) throw new WasmLMError('UNSUPPORTED', `no histogram for tensor type ${tensor.type}`);
   const source = await openByteSource(input, { signal });
   try {
-    let lo = stats.min;
-    let hi = stats.max;
+    const all = stats ?? (await plainStats(source, tensor, info, littleEndian, signal));
+    let lo = all.min;
+    let hi = all.max;
     if (!Number.isFinite(lo) || !Number.isFinite(hi)) { // infinities: bin the finite values only
       [lo, hi] = [Infinity, -Infinity];
       await forEachValue(wasm, source, tensor, info, littleEndian, signal, (v) => {
@@ -94,7 +128,7 @@ export async function tensorHistogram(input, tensor, { bins = 64, littleEndian =
       if (Number.isFinite(v)) counts[Math.min(bins - 1, Math.floor((v - lo) * scale))]++;
       else nonFinite++;
     });
-    return { ...stats, lo, hi, counts, nonFinite, counted, sampled: counted < stats.n };
+    return { ...all, lo, hi, counts, nonFinite, counted, sampled: counted < all.n };
   } finally {
     await source.close?.();
   }

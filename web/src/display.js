@@ -6,6 +6,7 @@ const FORMAT_NAMES = { gguf: 'GGUF', 'rwkv-bin': 'rwkv.cpp', ggml: 'GGML', ggmf:
 export function formatLabel({ format, version }) {
   if (format === 'pytorch-zip') return 'PyTorch zip (torch.save)';
   if (format === 'pytorch-legacy') return 'PyTorch legacy pickle (torch < 1.6)';
+  if (format === 'meta-checkpoint') return 'Meta LLaMA checkpoint (params.json + consolidated.NN.pth)';
   return `${FORMAT_NAMES[format] ?? format} v${version}`;
 }
 

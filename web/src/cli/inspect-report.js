@@ -5,7 +5,7 @@ import { formatCount, quote, table, words } from './text.js';
 const ARRAY_PREVIEW = 3;
 
 export function inspectReport(result, { name } = {}) {
-  if (result.format.startsWith('pytorch')) return pthReport(result, name);
+  if (result.format.startsWith('pytorch') || result.format === 'meta-checkpoint') return pthReport(result, name);
   const sections = [overview(result, name), architecture(result), tokenizer(result), metadata(result),
     tensors(result), bytesByType(result), warnings(result)];
   return sections.filter(Boolean).join('\n\n') + '\n';
@@ -95,13 +95,24 @@ function value(v, type = '') {
 function pthReport(r, name) {
   const head = [];
   if (name) head.push(['file', name]);
-  head.push(['format', formatLabel(r)]);
+  head.push(['format', formatLabel(r) + (r.pickleProtocol != null ? `, pickle protocol ${r.pickleProtocol}` : '')]);
   head.push(['size', `${formatCount(r.fileSize)} bytes`]);
   head.push(['parameters', `${formatCount(r.parameterCount)} in ${r.tensors.length} tensors, ${r.storageCount} storages`]);
-  const rows = [['name', 'dtype', 'shape', 'stride', 'storage', 'offset', 'bytes']];
-  for (const t of r.tensors) {
-    rows.push([t.name, t.dtype, t.shape.join(' × ') || 'scalar', t.stride.join(', '), `${t.storage}+${t.storageOffset}`,
-      formatCount(t.offset), formatCount(t.nbytes)]);
+  const sections = [table(head, { indent: '' })];
+  if (r.params) {
+    const params = Object.entries(r.params).map(([k, v]) => [k, JSON.stringify(v)]);
+    sections.push(`params.json\n${table(params)}`);
+    const shards = r.shards.map((s, k) => [String(k), s.name, formatLabel(s) + `, pickle protocol ${s.pickleProtocol}`,
+      `${formatCount(s.fileSize)} bytes`, `${s.tensorCount} tensors`]);
+    sections.push(`Shards (${r.shards.length})${r.tokenizerFile ? `, tokenizer ${r.tokenizerFile}` : ''}\n${table(shards)}`);
   }
-  return `${table(head, { indent: '' })}\n\nTensors (${r.tensors.length})\n${table(rows, { right: [5, 6] })}\n\n${bytesByType(r)}\n`;
+  const sharded = r.shards?.length > 1;
+  const rows = [[...(sharded ? ['shard'] : []), 'name', 'dtype', 'shape', 'stride', 'storage', 'offset', 'bytes']];
+  for (const t of r.tensors) {
+    rows.push([...(sharded ? [String(t.shard)] : []), t.name, t.dtype, t.shape.join(' × ') || 'scalar', t.stride.join(', '),
+      `${t.storage}+${t.storageOffset}`, formatCount(t.offset), formatCount(t.nbytes)]);
+  }
+  const right = sharded ? [6, 7] : [5, 6];
+  sections.push(`Tensors (${r.tensors.length})\n${table(rows, { right })}`, bytesByType(r));
+  return `${sections.join('\n\n')}\n`;
 }

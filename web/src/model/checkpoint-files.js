@@ -2,10 +2,13 @@
 // (a Node path), or its files (paths, URLs or Files, e.g. dropped from a
 // folder) among which is a params.json. Returns its parts by role.
 import { WasmLMError } from '../errors.js';
+import { openByteSource } from '../sources/byte-source.js';
 import { isNode } from '../wasm/environment.js';
 
 const SHARD = /^consolidated\.(\d+)\.pth$/;
 const PTH = /\.(pth|pt)$/i;
+export const PTH_RUNS_AS = 'A PyTorch checkpoint runs as a Meta LLaMA checkpoint folder (params.json, '
+  + 'consolidated.00.pth (.01, ...), tokenizer.model): give the folder or all its files';
 
 /** The file name of a path, URL or File (null for bytes and streams). */
 export function fileNameOf(x) {
@@ -20,9 +23,10 @@ export function fileNameOf(x) {
  * @returns {Promise<{params: unknown, shards: unknown[], tokenizer: unknown|null, origin: string}|null>}
  */
 export async function findCheckpoint(input) {
-  const names = (Array.isArray(input) ? input : [input]).map(fileNameOf);
-  if (names.includes('params.json') || names.some((name) => PTH.test(name ?? ''))) {
-    return checkpointOf(Array.isArray(input) ? input : [input], names.length === 1 ? names[0] : 'the files given');
+  if (Array.isArray(input)) {
+    const names = input.map(fileNameOf);
+    if (names.includes('params.json') || names.some((name) => PTH.test(name ?? ''))) return checkpointOf(input, 'the files given');
+    return null;
   }
   if (isNode && typeof input === 'string' && !/^[a-z][a-z0-9+.-]+:/i.test(input)) {
     const { stat, readdir } = await import('node:fs/promises');
@@ -34,14 +38,31 @@ export async function findCheckpoint(input) {
   return null;
 }
 
+/** A lone .pth/.pt (a path, URL or File): it runs only as part of its checkpoint folder. */
+export function isPthName(input) {
+  return !Array.isArray(input) && PTH.test(fileNameOf(input) ?? '');
+}
+
+/** The whole of a small file (params.json) as text. */
+export async function readText(input, options) {
+  const source = await openByteSource(input, options);
+  try {
+    const bytes = typeof source.read === 'function' && source.size != null
+      ? await source.read(0, source.size)
+      : new Uint8Array(await new Response(source.stream()).arrayBuffer());
+    return new TextDecoder().decode(bytes);
+  } finally {
+    await source.close?.();
+  }
+}
+
 function checkpointOf(files, folder = 'the checkpoint') {
   const byName = new Map(files.map((x) => [fileNameOf(x), x]));
   const params = byName.get('params.json');
   const numbered = files.map((x) => ({ x, m: SHARD.exec(fileNameOf(x) ?? '') })).filter(({ m }) => m)
     .sort((a, b) => Number(a.m[1]) - Number(b.m[1]));
   if (!params) {
-    throw new WasmLMError('BAD_FORMAT', `${folder}: no params.json. A PyTorch checkpoint runs as a Meta checkpoint `
-      + 'folder (params.json, consolidated.00.pth (.01, ...), tokenizer.model): give the folder or all its files');
+    throw new WasmLMError('BAD_FORMAT', `${folder}: no params.json. ${PTH_RUNS_AS}`);
   }
   if (numbered.length === 0) throw new WasmLMError('BAD_FORMAT', `${folder} has params.json but no consolidated.00.pth`);
   numbered.forEach(({ m }, k) => {
@@ -51,6 +72,6 @@ function checkpointOf(files, folder = 'the checkpoint') {
     }
   });
   const first = numbered[0].x;
-  const origin = typeof first === 'string' ? (/^https?:/i.test(first) ? 'url' : 'file') : 'file';
+  const origin = typeof first === 'string' && /^https?:/i.test(first) ? 'url' : 'file';
   return { params, shards: numbered.map(({ x }) => x), tokenizer: byName.get('tokenizer.model') ?? null, origin };
 }

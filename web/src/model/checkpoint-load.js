@@ -9,6 +9,7 @@ import { openByteSource } from '../sources/byte-source.js';
 import { pushBytes } from '../wasm/push-bytes.js';
 import { checkModelFits, estimateModelMemory, reserveHeap } from './memory-check.js';
 import { ProgressReporter } from './stream-load.js';
+import { readText } from './checkpoint-files.js';
 
 const PIECE = 8 * 1024 * 1024;
 /** Reads at least this much while reading a directory: neighbouring small reads come in one. */
@@ -86,18 +87,6 @@ async function readShardDirectory(wasm, model, source, signal) {
     const ptr = model.staging(bytes.length) >>> 0;
     wasm.HEAPU8.set(bytes, ptr);
     model.checkpointRange(offset, bytes.length);
-  }
-}
-
-async function readText(input, options) {
-  const source = await openByteSource(input, options);
-  try {
-    const bytes = typeof source.read === 'function' && source.size != null
-      ? await source.read(0, source.size)
-      : new Uint8Array(await new Response(source.stream()).arrayBuffer());
-    return new TextDecoder().decode(bytes);
-  } finally {
-    await source.close?.();
   }
 }
 

@@ -6,7 +6,7 @@ import { WasmLMError, throwIfAborted, throwIfBindingError } from '../errors.js';
 import { loadWasmModule } from '../wasm/load-module.js';
 import { openModelBytes, orderShards } from './model-bytes.js';
 import { ProgressReporter, streamIntoModel } from './stream-load.js';
-import { findCheckpoint } from './checkpoint-files.js';
+import { PTH_RUNS_AS, findCheckpoint, isPthName } from './checkpoint-files.js';
 import { loadCheckpoint } from './checkpoint-load.js';
 import { Tokenizer, openTokenizer } from '../tokenizer.js';
 import { pushBytes } from '../wasm/push-bytes.js';
@@ -35,6 +35,7 @@ export async function openModel(input, {
   const wasm = await loadWasmModule({ threads });
   throwIfAborted(signal);
   const checkpoint = await findCheckpoint(input);
+  if (!checkpoint && isPthName(input)) throw new WasmLMError('BAD_FORMAT', PTH_RUNS_AS, { offset: 0 });
   // A split GGUF is an array of its shards, read one after the other into the same model.
   const shards = checkpoint ? [] : Array.isArray(input) && input.length > 1 ? orderShards(input) : [input];
   const byteOptions = { signal, fetch, retries, retryDelay, cache };

@@ -8,7 +8,8 @@ export const summary = "Show a model file's format, hyperparameters, tokenizer a
 
 export const usage = `Usage: wasmlm inspect FILE [--json]
 
-FILE is a path, a file: URL or an http(s) URL (.gguf, rwkv.cpp .bin, GGML/GGJT .bin).
+FILE is a path, a file: URL or an http(s) URL (.gguf, rwkv.cpp .bin, GGML/GGJT .bin, PyTorch .pth/.pt),
+or a Meta LLaMA checkpoint folder (params.json + consolidated.NN.pth).
 
 Options:
   --json    print the full result as JSON (typed arrays as arrays, 64-bit integers as strings)

@@ -44,7 +44,7 @@ export async function loadCheckpoint(wasm, model, checkpoint, {
     if (memoryCheck) {
       const estimate = checkpointMemory(wasm, model.describe(), { contextLength, kvCache, quantize });
       checkModelFits(wasm, estimate, { contextLength, kvCache });
-      reserveHeap(wasm, estimate);
+      reserveHeap(wasm, estimate, 0, 0); // the largest tensor's room, free again once it is stored, is the working space
     }
     const target = { staging: (n) => model.staging(n), push: (n) => model.pushCheckpoint(n) };
     const pieces = plan.reads.flatMap((r) => {

@@ -69,16 +69,17 @@ const RESERVE_MARGIN = 24 * MiB;
  * memory holds the weights and KV cache and lacks only some of the margin:
  * Emscripten grows by at least 20% whenever it grows.
  * `allocated`: weight bytes already placed (the first tensor may start in
- * the header's last piece). Best effort: the allocations themselves are
- * what fail when memory runs out.
+ * the header's last piece). `margin`: working space to add (none when the
+ * estimate holds a transient tensor whose room is freed after the load).
+ * Best effort: the allocations themselves are what fail when memory runs out.
  */
-export function reserveHeap(wasm, estimate, allocated = 0) {
+export function reserveHeap(wasm, estimate, allocated = 0, margin = RESERVE_MARGIN) {
   if (typeof wasm._malloc !== 'function' || typeof wasm.heapFree !== 'function') return;
   const needed = Math.max(0, estimate.weights - allocated) + estimate.kvCache;
   const { free, top, unclaimed } = wasm.heapFree();
   const available = free + unclaimed;
   if (needed <= available) return;
-  const grow = needed + RESERVE_MARGIN - available;
+  const grow = needed + margin - available;
   const size = top + unclaimed + grow;
   if (size >= 2 * 1024 * MiB) return; // one malloc above ~2 GB fails in wasm32
   const ptr = wasm._malloc(size);

@@ -1,6 +1,7 @@
 #include "model/meta_checkpoint.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -44,6 +45,9 @@ GgmlType ggml_type_of(PthDtype d, const std::string& name) {
            "tensor '" + name + "' is " + pth_dtype_name(d) + ": only F32, F16 and BF16 weights can run");
   }
 }
+
+// The output projection is absent when it is tied to the embedding (LLaMA 3.2 1B/3B).
+bool optional_tensor(const std::string& meta_name) { return meta_name == "output.weight"; }
 
 const PthTensor& tensor_in(const PthCheckpoint& c, const std::string& name, size_t shard) {
   const PthTensor* t = c.find(name);
@@ -110,6 +114,7 @@ MetaCheckpointPlan plan_meta_checkpoint(const std::string& params_json, const st
     std::string gguf_name = map.gguf;
     if (meta_name.rfind("layers.", 0) == 0)
       gguf_name = "blk." + meta_name.substr(7, meta_name.find('.', 7) - 7) + "." + map.gguf;
+    if (optional_tensor(meta_name) && !parts[0].find(meta_name)) continue;
     const PthTensor& first = tensor_in(parts[0], meta_name, 0);
     const Split split = parts.size() == 1 ? Split::Replicated : map.split;
     TensorInfo info;
@@ -131,7 +136,7 @@ MetaCheckpointPlan plan_meta_checkpoint(const std::string& params_json, const st
       r.shard = static_cast<uint32_t>(k);
       r.offset = parts[k].storages[t.storage].offset + t.storage_offset * esize;
       r.length = t_rows * t_cols * esize;
-      r.tensor = static_cast<uint32_t>(index);
+      r.tensor = static_cast<uint32_t>(file.tensors.size());
       r.row_bytes = t_cols * esize;
       r.column_byte = split == Split::Columns ? cols * esize : 0;
       r.first_row = split == Split::Columns ? 0 : rows;
@@ -151,9 +156,47 @@ MetaCheckpointPlan plan_meta_checkpoint(const std::string& params_json, const st
     info.offset = parts[0].storages[first.storage].offset + first.storage_offset * esize;
     file.tensors.push_back(info);
   }
+  if (auto it = params.find("use_scaled_rope"); it != params.end() && it->is_boolean() && it->get<bool>()) {
+    const std::vector<float> factors = llama3_rope_factors(n_embd / n_head, number("rope_theta", 10000, false),
+                                                           number("rope_scaling_factor", 8, false),
+                                                           number("rope_high_freq_factor", 4, false));
+    TensorInfo info;
+    info.name = "rope_freqs.weight";
+    info.type = GgmlType::F32;
+    info.n_dims = 1;
+    info.ne = {factors.size(), 1, 1, 1};
+    info.nbytes = factors.size() * sizeof(float);
+    std::vector<uint8_t> bytes(info.nbytes);
+    std::memcpy(bytes.data(), factors.data(), bytes.size());
+    plan.made.push_back({static_cast<uint32_t>(file.tensors.size()), std::move(bytes)});
+    file.tensors.push_back(info);
+  }
   // The feed-forward width (params.json's multiple_of / ffn_dim_multiplier rule) as the tensors have it.
   m.add("llama.feed_forward_length", MetaValue::of_u32(static_cast<uint32_t>(file.find_tensor("blk.0.ffn_gate.weight")->ne[1])));
   return plan;
+}
+
+std::vector<float> llama3_rope_factors(uint32_t head_dim, double theta, double scale_factor, double high_freq_factor) {
+  constexpr double kLowFreqFactor = 1, kOldContext = 8192;  // LLaMA 3's original context
+  const double low_freq_wavelen = kOldContext / kLowFreqFactor, high_freq_wavelen = kOldContext / high_freq_factor;
+  std::vector<float> factors(head_dim / 2);
+  for (uint32_t i = 0; i < factors.size(); ++i) {
+    const double freq = 1.0 / std::pow(theta, 2.0 * i / head_dim);
+    const double wavelen = 2 * M_PI / freq;
+    if (wavelen < high_freq_wavelen) {
+      factors[i] = 1;
+    } else if (wavelen > low_freq_wavelen) {
+      factors[i] = static_cast<float>(scale_factor);
+    } else {
+      const double smooth = (kOldContext / wavelen - kLowFreqFactor) / (high_freq_factor - kLowFreqFactor);
+      factors[i] = static_cast<float>(1 / ((1 - smooth) / scale_factor + smooth));
+    }
+  }
+  return factors;
+}
+
+MetaCheckpointFeed::MetaCheckpointFeed(const MetaCheckpointPlan& plan, WeightStore& store) : plan_(plan), store_(store) {
+  for (const auto& [index, bytes] : plan.made) store_.tensor_bytes(index, plan.file.tensors[index], 0, bytes.data(), bytes.size());
 }
 
 void MetaCheckpointFeed::push(const uint8_t* data, size_t n) {

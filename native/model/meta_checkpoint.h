@@ -34,7 +34,17 @@ struct MetaRead {
 struct MetaCheckpointPlan {
   ModelFile file;               // llama.* metadata and the GGUF tensor directory
   std::vector<MetaRead> reads;  // every tensor's pieces, tensor by tensor
+  // Tensors made from params.json, not read (LLaMA 3.1's rope_freqs.weight):
+  // index into file.tensors, and their bytes.
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> made;
 };
+
+// LLaMA 3.1's RoPE frequency factors (params.json "use_scaled_rope"), as
+// Meta's reference code scales the frequencies and llama.cpp's converter
+// writes them to rope_freqs.weight: 1 for wavelengths under
+// 8192 / high_freq_factor, scale_factor above 8192, smoothly between.
+std::vector<float> llama3_rope_factors(uint32_t head_dim, double theta, double scale_factor = 8,
+                                       double high_freq_factor = 4);
 
 // shards: the directories of consolidated.00.pth, .01, ... in order, and
 // their file sizes. Shards are merged as Meta splits them: wq/wk/wv/w1/w3/
@@ -49,7 +59,7 @@ MetaCheckpointPlan plan_meta_checkpoint(const std::string& params_json, const st
 // once assembled (one tensor of extra memory at a time).
 class MetaCheckpointFeed {
  public:
-  MetaCheckpointFeed(const MetaCheckpointPlan& plan, WeightStore& store) : plan_(plan), store_(store) {}
+  MetaCheckpointFeed(const MetaCheckpointPlan& plan, WeightStore& store);
   void push(const uint8_t* data, size_t n);
   bool done() const { return read_ == plan_.reads.size(); }
 

@@ -108,6 +108,10 @@ Tokenizer Tokenizer::from_metadata(const Metadata& md) {
     t.model_ = TokenizerModel::Ugm;
   } else if (model == "rwkv") {
     t.model_ = TokenizerModel::Rwkv;
+  } else if (!md.find("tokenizer.ggml.model")) {
+    fail(ErrorCode::Unsupported, kNoOffset,
+         "the model has no tokenizer: give one (a tokenizer.model, tokenizer.json or vocabulary file) with the "
+         "tokenizer option, or among a Meta checkpoint's files");
   } else {
     fail(ErrorCode::Unsupported, kNoOffset,
          "tokenizer.ggml.model '" + model + "' is not supported (only 'llama', 'gpt2', 't5' and 'rwkv')");

@@ -3,7 +3,7 @@
 // openModel() and `wasmlm run`: llama.cpp's greedy tokens for the GGUF F32
 // model (BF16: the first 8) and its logits, from a folder path, from Files
 // (a dropped folder) and from URLs; Q8_0 on load against llama.cpp's Q8_0.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -117,6 +117,24 @@ describeWithTestdata('Meta checkpoints in wasm', () => {
     expect(quantized.ids.slice(0, 4)).toEqual(greedy.slice(0, 4));
   });
 
+  test('a checkpoint without output.weight (tied to the embedding, as LLaMA 3.2 1B) runs as one whose output is the embedding', async () => {
+    const dir = testdataPath(`${BASE}/f32`);
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmlm-tied-'));
+    execFileSync('/usr/bin/python3', ['-c', `
+import sys, torch
+sd = torch.load(sys.argv[1], map_location='cpu')
+del sd['output.weight']
+torch.save(sd, sys.argv[2] + '/tied.pth')
+sd['output.weight'] = sd['tok_embeddings.weight'].clone()
+torch.save(sd, sys.argv[2] + '/copied.pth')`, path.join(dir, 'consolidated.00.pth'), out]);
+    const [params, tokenizer] = [path.join(dir, 'params.json'), path.join(dir, 'tokenizer.model')];
+    const asShard = (file) => new File([fs.readFileSync(path.join(out, file))], 'consolidated.00.pth');
+    const tied = await greedyRun([params, tokenizer, asShard('tied.pth')], {}, 8);
+    const copied = await greedyRun([params, tokenizer, asShard('copied.pth')], {}, 8);
+    expect(tied.logits).toEqual(copied.logits);
+    expect(tied.ids).toEqual(copied.ids);
+  });
+
   test('an incomplete folder, a truncated shard and a bad params.json are typed errors', async () => {
     const dir = testdataPath(`${BASE}/mp2-f32`);
     const file = (name, bytes = fs.readFileSync(path.join(dir, name))) => new File([bytes], name);
@@ -129,6 +147,9 @@ describeWithTestdata('Meta checkpoints in wasm', () => {
     await expect(openModel(path.join(dir, 'consolidated.00.pth'))).rejects.toMatchObject({
       code: 'BAD_FORMAT', message: expect.stringContaining('params.json'),
     });
+    const noTokenizer = await openModel([file('params.json'), file('consolidated.00.pth'), file('consolidated.01.pth')]);
+    expect(() => noTokenizer.tokenizer).toThrow(expect.objectContaining({ code: 'UNSUPPORTED', message: expect.stringContaining('has no tokenizer') }));
+    noTokenizer.dispose();
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmlm-ckpt-'));
     fs.writeFileSync(path.join(empty, 'consolidated.00.pth'), fs.readFileSync(path.join(dir, 'consolidated.00.pth')));
     await expect(openModel(empty)).rejects.toMatchObject({ code: 'BAD_FORMAT', message: expect.stringContaining('no params.json') });

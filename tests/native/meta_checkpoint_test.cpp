@@ -176,3 +176,50 @@ TEST(MetaCheckpoint, FeedTakesThePlansBytesInPiecesOfAnySize) {
   EXPECT_EQ(wo->row_bytes * 2, plan.file.tensors[wo->tensor].nbytes / plan.file.tensors[wo->tensor].ne[1]);
   EXPECT_EQ((wo + 1)->column_byte, wo->row_bytes);
 }
+
+// LLaMA 3.1's rope scaling: head_dim 128 and theta 500000 (LLaMA 3.1 8B) give
+// 29 unscaled frequencies, 6 smoothed ones rising from 1 to 8, then 29 at 8;
+// a value worked by hand for theta 10000, head_dim 8 (wavelength 2000π).
+TEST(MetaCheckpoint, Llama31RopeFactorsFollowMetasScaling) {
+  const std::vector<float> f = llama3_rope_factors(128, 500000);
+  ASSERT_EQ(f.size(), 64u);
+  EXPECT_EQ(std::count(f.begin(), f.end(), 1.0f), 29);
+  EXPECT_EQ(std::count(f.begin(), f.end(), 8.0f), 29);
+  EXPECT_TRUE(std::is_sorted(f.begin(), f.end()));
+  const std::vector<float> small = llama3_rope_factors(8, 10000);
+  const double smooth = (8192 / (2000 * M_PI) - 1) / 3;
+  EXPECT_EQ(small[0], 1.0f);
+  EXPECT_EQ(small[2], 1.0f);
+  EXPECT_NEAR(small[3], 1 / ((1 - smooth) / 8 + smooth), 1e-6);
+  EXPECT_NEAR(small[3], 4.6815, 1e-4);
+  EXPECT_EQ(llama3_rope_factors(8, 10000, 32)[3] > small[3], true);  // a larger scale factor scales more
+}
+
+// params.json with "use_scaled_rope": the plan carries rope_freqs.weight, made
+// rather than read, and the model runs with it (the logits move: stories260K
+// was not trained with it).
+TEST(MetaCheckpoint, UseScaledRopeAddsRopeFreqs) {
+  WASMLM_REQUIRE_TESTDATA();
+  const std::string dir = testdata_dir() + "/pytorch/meta-stories260K/f32";
+  std::vector<uint8_t> bytes = read_file(dir + "/consolidated.00.pth");
+  std::vector<MetaShard> shards = {{bytes.size(), read_from_memory(bytes.data(), bytes.size())}};
+  const std::string params = R"({"dim": 64, "n_layers": 5, "n_heads": 8, "n_kv_heads": 4, "norm_eps": 1e-5,
+                                 "rope_theta": 10000, "use_scaled_rope": true, "rope_scaling_factor": 8})";
+  WeightStore store;
+  ModelFile file = load_meta_checkpoint(params, shards, store);
+  const WeightStore::Tensor* freqs = store.find("rope_freqs.weight");
+  ASSERT_NE(freqs, nullptr);
+  const std::vector<float> want = llama3_rope_factors(8, 10000);
+  EXPECT_EQ(0, std::memcmp(freqs->data.get(), want.data(), want.size() * 4));
+  LlamaModel model(file, store);
+  ThreadPool pool(1);
+  LlamaContext scaled(model, 64, pool);
+  const float* a = scaled.eval(kPrompt.data(), static_cast<int>(kPrompt.size()));
+  auto plain = load_dir(dir, 1);
+  LlamaModel plain_model(plain->file, plain->store);
+  LlamaContext unscaled(plain_model, 64, pool);
+  const float* b = unscaled.eval(kPrompt.data(), static_cast<int>(kPrompt.size()));
+  double diff = 0;
+  for (int i = 0; i < 512; ++i) diff = std::max(diff, std::fabs(double(a[i]) - b[i]));
+  EXPECT_GT(diff, 1e-3);
+}

@@ -103,14 +103,22 @@ inline int32_t hsum_i32(v128_t v) {
 
 // Bytes 0x10 where bit j (lanes 0..15) / bit 16 + j (second result) of qh is
 // set, else 0: the 5th bit of Q5_0/Q5_1 weights.
+// Byte b's 8 bits as 8 bytes of 0x10 or 0 (bit k -> byte k).
+struct Q5HighBitTable {
+  uint64_t bytes[256];
+  constexpr Q5HighBitTable() : bytes() {
+    for (int b = 0; b < 256; ++b)
+      for (int k = 0; k < 8; ++k)
+        if (b & (1 << k)) bytes[b] |= uint64_t{0x10} << (8 * k);
+  }
+};
+inline constexpr Q5HighBitTable kQ5HighBits{};
+
 inline void q5_high_bits(uint32_t qh, v128_t* lo, v128_t* hi) {
-  const v128_t v = wasm_i32x4_splat(static_cast<int32_t>(qh));
-  const v128_t bit = wasm_i8x16_make(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
-  const v128_t b01 = wasm_i8x16_shuffle(v, v, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
-  const v128_t b23 = wasm_i8x16_shuffle(v, v, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-  const v128_t x10 = wasm_i8x16_splat(0x10);
-  *lo = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(b01, bit), bit), x10);
-  *hi = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(b23, bit), bit), x10);
+  // Table lookups, not compares: no vector constants to rebuild per block.
+  const uint64_t* t = kQ5HighBits.bytes;
+  *lo = wasm_i64x2_make(static_cast<int64_t>(t[qh & 0xFF]), static_cast<int64_t>(t[(qh >> 8) & 0xFF]));
+  *hi = wasm_i64x2_make(static_cast<int64_t>(t[(qh >> 16) & 0xFF]), static_cast<int64_t>(t[qh >> 24]));
 }
 
 // IEEE half -> float for 4 lanes held as u32, exact: exponent and mantissa

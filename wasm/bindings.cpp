@@ -29,6 +29,7 @@
 #include "model/sequence_model.h"
 #include "sampling/generation_text.h"
 #include "sampling/sampler.h"
+#include "quant/quant_traits.h"
 #include "quant/tensor_stats.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/tokenizer_file.h"
@@ -417,6 +418,35 @@ val need_range(const NeedRange& need) {
   range.set("length", static_cast<double>(need.length));
   return range;
 }
+
+// Dequantizes whole blocks of one tensor type streamed through the staging
+// buffer: dequantize(n) gives the Float32Array of the n bytes' values.
+class DequantizeBinding {
+ public:
+  explicit DequantizeBinding(uint32_t type_id) : info_(ggml_type_info(type_id)) {}
+  uintptr_t staging(size_t n) {
+    if (staging_.size() < n) staging_.resize(n);
+    return reinterpret_cast<uintptr_t>(staging_.data());
+  }
+  val dequantize(size_t n) {
+    val out = val::null();
+    val err = guarded([&] {
+      if (!info_ || !quant_traits(info_->type).to_float)
+        fail(ErrorCode::Unsupported, kNoOffset, "cannot dequantize this tensor type");
+      if (n > staging_.size() || n % info_->type_size != 0)
+        fail(ErrorCode::Internal, kNoOffset, "dequantize: not whole blocks in the staging buffer");
+      values_.resize(n / info_->type_size * info_->block_size);
+      quant_traits(info_->type).to_float(staging_.data(), values_.data(), static_cast<int64_t>(values_.size()));
+      out = typed_copy("Float32Array", values_.data(), values_.size() * 4, 4);
+    });
+    return err.isNull() ? out : err;
+  }
+
+ private:
+  const GgmlTypeInfo* info_;
+  std::vector<uint8_t> staging_;
+  std::vector<float> values_;
+};
 
 // Reads a PyTorch checkpoint's directory (the zip's central directory and
 // data.pkl, or the legacy pickles) from byte ranges JS supplies on demand:
@@ -871,6 +901,10 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("resetSampler", &ModelBinding::reset_sampler)
       .function("tokenizer", &ModelBinding::tokenizer, emscripten::allow_raw_pointers())
       .function("useTokenizer", &ModelBinding::use_tokenizer, emscripten::allow_raw_pointers());
+  emscripten::class_<DequantizeBinding>("Dequantize")
+      .constructor<uint32_t>()
+      .function("staging", &DequantizeBinding::staging)
+      .function("dequantize", &DequantizeBinding::dequantize);
   emscripten::class_<PthInspectBinding>("PthInspect")
       .constructor<double>()
       .function("staging", &PthInspectBinding::staging)

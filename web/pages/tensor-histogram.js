@@ -1,10 +1,8 @@
 // A value histogram of one tensor, for the model viewer's worker. Reads only
 // that tensor's bytes: tensorStats() gives the exact count, min, max and
 // moments; a second pass over the same bytes puts each value in a bin.
-// Plain types are decoded here; quantized blocks are dequantized in wasm by
-// the TensorStats binding, one block at a time (its `first32` holds the
-// block's values). Blocks of more than 32 values (K-quants, most IQ types)
-// only give their first 32: the histogram is then a sample, and says so.
+// Plain types are decoded here; quantized blocks are dequantized in wasm (the
+// Dequantize binding), a chunk of whole blocks at a time: every value counts.
 import { WasmLMError, throwIfAborted } from '../src/errors.js';
 import { tensorStats } from '../src/tensor-stats.js';
 import { openByteSource } from '../src/sources/byte-source.js';
@@ -70,8 +68,9 @@ async function plainStats(source, tensor, info, littleEndian, signal) {
 
 /** Calls `visit(value)` for each value of the tensor (or each sampled one); returns how many. */
 async function forEachValue(wasm, source, tensor, info, littleEndian, signal, visit) {
-  const step = Math.max(1, Math.floor(CHUNK / info.typeSize)) * info.typeSize;
   const read = PLAIN[info.name];
+  // Quantized chunks expand to floats (Q4_K: 7x): read them smaller.
+  const step = Math.max(1, Math.floor((read ? CHUNK : CHUNK / 4) / info.typeSize)) * info.typeSize;
   let visited = 0;
   for (let at = 0; at < tensor.nbytes; at += step) {
     throwIfAborted(signal);
@@ -84,15 +83,15 @@ async function forEachValue(wasm, source, tensor, info, littleEndian, signal, vi
       visited += bytes.length / info.typeSize;
       continue;
     }
-    for (let i = 0; i < bytes.length; i += info.typeSize) {
-      const block = new wasm.TensorStats(info.id, info.blockSize);
-      try {
-        pushBytes(wasm, block, bytes.subarray(i, i + info.typeSize));
-        for (const value of block.result().first32) visit(value);
-        visited += Math.min(32, info.blockSize);
-      } finally {
-        block.delete();
-      }
+    const dequantizer = new wasm.Dequantize(info.id);
+    try {
+      pushBytes(wasm, { staging: (n) => dequantizer.staging(n), push: () => null }, bytes, { whole: true });
+      const values = dequantizer.dequantize(bytes.length);
+      if (!(values instanceof Float32Array)) throw new WasmLMError(values.code, values.message);
+      for (const value of values) visit(value);
+      visited += values.length;
+    } finally {
+      dequantizer.delete();
     }
   }
   return visited;

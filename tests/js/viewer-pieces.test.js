@@ -1,6 +1,7 @@
-// The viewer's pieces for PyTorch checkpoints, in Node: a dropped folder's
-// files (webkitGetAsEntry / readEntries, batch by batch), and the value
-// histogram of a .pth tensor (read in JS from its storage) against torch.
+// The model viewer's pieces, in Node: a dropped folder's files
+// (webkitGetAsEntry / readEntries, batch by batch), the value histogram of a
+// .pth tensor (read in JS from its storage) against torch, and of quantized
+// tensors (every value dequantized) against llama.cpp's gguf-py.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { inspect, releaseWasmModules } from '../../web/src/index.js';
@@ -53,5 +54,28 @@ print(json.dumps({'n': t.numel(), 'min': t.min().item(), 'max': t.max().item()})
     expect(h.min).toBe(want.min);
     expect(h.max).toBe(want.max);
     expect(h.counts.reduce((a, b) => a + b, 0)).toBe(want.n);
+  });
+});
+
+describeWithTestdata('histograms of quantized tensors', () => {
+  const reference = JSON.parse(fs.readFileSync(testdataPath('synth-kq/reference/dequant-reference.json'), 'utf8'));
+  afterAll(() => releaseWasmModules());
+
+  // Every value is dequantized (K-quant blocks of 256 too, not a sample): the
+  // counts add up to llama.cpp's element count, and the mean of the bin
+  // centres is within half a bin of gguf-py's mean.
+  test.each(['synth-kq-Q2_K.gguf', 'synth-kq-Q5_K_S.gguf', 'synth-kq-pure-IQ4_XS.gguf', 'synth-kq-Q8_0.gguf'])('%s: every tensor\'s values', async (file) => {
+    const path = testdataPath(`synth-kq/${file}`);
+    const { tensors } = await inspect(path);
+    const blob = new Blob([fs.readFileSync(path)]);
+    for (const tensor of tensors.filter((t) => t.shape.length === 2)) {
+      const ref = reference[file][tensor.name];
+      const h = await tensorHistogram(blob, tensor, { bins: 64 });
+      expect(h.sampled).toBe(false);
+      expect(h.counts.reduce((a, b) => a + b, 0)).toBe(ref.n);
+      const width = (h.hi - h.lo) / h.counts.length;
+      const mean = h.counts.reduce((sum, c, i) => sum + c * (h.lo + (i + 0.5) * width), 0) / ref.n;
+      expect(Math.abs(mean - ref.sum / ref.n)).toBeLessThanOrEqual(width / 2);
+    }
   });
 });

@@ -58,6 +58,10 @@ describeWithChromium('in Chromium', () => {
     page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
   }, TIMEOUT);
 
+  // llama.cpp's greedy continuation of "Once upon a time" on stories260K.
+  const storiesGreedyText = () => JSON.parse(fs.readFileSync(testdataPath('llama/stories260K/reference/reference-outputs.json'), 'utf8'))
+    .find((r) => r.file === 'stories260K.gguf').result.greedy_text;
+
   afterAll(async () => {
     await context?.close();
     await Promise.all([isolated, plain, noRange].map((server) => server?.close()));
@@ -120,28 +124,28 @@ describeWithChromium('in Chromium', () => {
       await lm.dispose();
       return { text, build: info.build, chat };
     }, `/testdata/${STORIES_GGUF}`);
-    const reference = JSON.parse(fs.readFileSync(testdataPath('llama/stories260K/reference/reference-outputs.json'), 'utf8'));
-    const { greedy_text: greedyText } = reference.find((r) => r.file === 'stories260K.gguf').result;
     expect(result.build).toBe(build);
     expect(result.chat).toBe('UNSUPPORTED');
-    expect(result.text).toBe(greedyText);
+    expect(result.text).toBe(storiesGreedyText());
   }, TIMEOUT);
 
+  // Greedy generation on the demo page (a model loaded): the output's text.
+  async function generateOnDemo(prompt, maxTokens) {
+    await page.click('#settings summary');
+    await page.fill('#temperature', '0');
+    await page.fill('#max-tokens', String(maxTokens));
+    await page.fill('#prompt', prompt);
+    await page.click('#generate');
+    await page.waitForFunction(() => document.querySelector('#speed').textContent.includes('generated'), null, { timeout: TIMEOUT });
+    return page.textContent('#output');
+  }
   test('the demo page loads stories260K with a progress bar and streams llama.cpp\'s greedy text', async () => {
     await page.goto(`${isolated.url}/web/pages/demo.html`);
     await page.waitForFunction(() => document.querySelector('#url').value !== '');
     await page.click('#load');
     await page.waitForFunction(() => document.querySelector('#status').textContent === 'Ready.', null, { timeout: TIMEOUT });
     expect(await page.textContent('#model-info')).toContain('pthreads build');
-    await page.click('#settings summary');
-    await page.fill('#temperature', '0');
-    await page.fill('#max-tokens', '32');
-    await page.fill('#prompt', 'Once upon a time');
-    await page.click('#generate');
-    await page.waitForFunction(() => document.querySelector('#speed').textContent.includes('generated'), null, { timeout: TIMEOUT });
-    const reference = JSON.parse(fs.readFileSync(testdataPath('llama/stories260K/reference/reference-outputs.json'), 'utf8'));
-    const { greedy_text: greedyText } = reference.find((r) => r.file === 'stories260K.gguf').result;
-    expect(await page.textContent('#output')).toBe(`Once upon a time${greedyText}`);
+    expect(await generateOnDemo('Once upon a time', 32)).toBe(`Once upon a time${storiesGreedyText()}`);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'demo.png'), fullPage: true });
   }, TIMEOUT);
@@ -159,14 +163,8 @@ describeWithChromium('in Chromium', () => {
     await page.click('#load');
     await page.waitForFunction(() => document.querySelector('#status').textContent === 'Ready.', null, { timeout: TIMEOUT });
     expect(await page.textContent('#model-info')).toMatch(/rwkv/i);
-    await page.click('#settings summary');
-    await page.fill('#temperature', '0');
-    await page.fill('#max-tokens', '24');
-    await page.fill('#prompt', 'in');
-    await page.click('#generate');
-    await page.waitForFunction(() => document.querySelector('#speed').textContent.includes('generated'), null, { timeout: TIMEOUT });
     expect(expected.text.length).toBeGreaterThan(0);
-    expect(await page.textContent('#output')).toBe(`in${expected.text}`);
+    expect(await generateOnDemo('in', 24)).toBe(`in${expected.text}`);
   }, TIMEOUT);
 
   test('a URL on a server without Range support is streamed instead', async () => {
@@ -265,15 +263,7 @@ describeWithChromium('in Chromium', () => {
     await page.waitForFunction(() => /Ready|Cannot/.test(document.querySelector('#status').textContent), null, { timeout: TIMEOUT });
     expect(await page.textContent('#status')).toBe('Ready.');
     expect(await page.textContent('#model-info')).toMatch(/4 files .*llama/);
-    await page.click('#settings summary');
-    await page.fill('#temperature', '0');
-    await page.fill('#max-tokens', '32');
-    await page.fill('#prompt', 'Once upon a time');
-    await page.click('#generate');
-    await page.waitForFunction(() => document.querySelector('#speed').textContent.includes('generated'), null, { timeout: TIMEOUT });
-    const reference = JSON.parse(fs.readFileSync(testdataPath('llama/stories260K/reference/reference-outputs.json'), 'utf8'));
-    const { greedy_text: greedyText } = reference.find((r) => r.file === 'stories260K.gguf').result;
-    expect(await page.textContent('#output')).toBe(`Once upon a time${greedyText}`);
+    expect(await generateOnDemo('Once upon a time', 32)).toBe(`Once upon a time${storiesGreedyText()}`);
     await page.selectOption('#quantize', 'Q8_0');
     await dropFolderFiles();
     await page.waitForFunction(() => document.querySelector('#model-info').textContent.includes('Q8_0'), null, { timeout: TIMEOUT });

@@ -7,13 +7,12 @@
 import { WasmLMError, throwIfAborted, throwIfBindingError } from '../errors.js';
 import { openByteSource } from '../sources/byte-source.js';
 import { pushBytes } from '../wasm/push-bytes.js';
+import { readUntilDone } from '../parse/read-pth-directory.js';
 import { checkModelFits, estimateModelMemory, reserveHeap } from './memory-check.js';
 import { ProgressReporter } from './stream-load.js';
 import { readText } from './checkpoint-files.js';
 
 const PIECE = 8 * 1024 * 1024;
-/** Reads at least this much while reading a directory: neighbouring small reads come in one. */
-const MIN_DIRECTORY_READ = 64 * 1024;
 
 /**
  * @param {object} wasm
@@ -76,18 +75,11 @@ async function readPiece({ source, offset, length }) {
 
 async function readShardDirectory(wasm, model, source, signal) {
   model.beginCheckpointShard(source.size);
-  for (;;) {
-    throwIfAborted(signal);
-    const result = model.readCheckpointShard();
-    if (result.code) throwIfBindingError(result);
-    if (!result.need) return;
-    const { offset, length } = result.need;
-    const bytes = await source.read(offset, Math.min(source.size - offset, Math.max(length, MIN_DIRECTORY_READ)));
-    if (bytes.length < length) throw new WasmLMError('TRUNCATED', `the file ends before byte ${offset + length}`, { offset });
+  await readUntilDone(source, () => model.readCheckpointShard(), (offset, bytes) => {
     const ptr = model.staging(bytes.length) >>> 0;
     wasm.HEAPU8.set(bytes, ptr);
     model.checkpointRange(offset, bytes.length);
-  }
+  }, { signal });
 }
 
 /**

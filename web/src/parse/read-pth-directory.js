@@ -25,19 +25,33 @@ export async function readPthDirectory(wasm, source, { signal } = {}) {
   }
   const reader = new wasm.PthInspect(source.size);
   try {
-    for (;;) {
-      throwIfAborted(signal);
-      const result = reader.read();
-      if (result.code) throwIfBindingError(result);
-      if (!result.need) return { ...result, fileSize: source.size };
-      const { offset, length } = result.need;
-      const bytes = await source.read(offset, Math.min(source.size - offset, Math.max(length, MIN_READ)));
-      if (bytes.length < length) throw new WasmLMError('TRUNCATED', `the file ends before byte ${offset + length}`, { offset });
+    const result = await readUntilDone(source, () => reader.read(), (offset, bytes) => {
       const ptr = reader.staging(bytes.length) >>> 0;
       wasm.HEAPU8.set(bytes, ptr);
       reader.add(offset, bytes.length);
-    }
+    }, { signal });
+    return { ...result, fileSize: source.size };
   } finally {
     reader.delete();
+  }
+}
+
+/**
+ * The need-bytes protocol of the range readers (PthInspect, a Model reading
+ * a checkpoint shard): `step()` answers {need: {offset, length}} until it has
+ * what it asks for; each range (at least MIN_READ, so neighbouring small
+ * reads come in one) is read from `source` and handed to `give(offset, bytes)`.
+ * Returns step()'s last answer.
+ */
+export async function readUntilDone(source, step, give, { signal } = {}) {
+  for (;;) {
+    throwIfAborted(signal);
+    const result = step();
+    if (result.code) throwIfBindingError(result);
+    if (!result.need) return result;
+    const { offset, length } = result.need;
+    const bytes = await source.read(offset, Math.min(source.size - offset, Math.max(length, MIN_READ)));
+    if (bytes.length < length) throw new WasmLMError('TRUNCATED', `the file ends before byte ${offset + length}`, { offset });
+    give(offset, bytes);
   }
 }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace fs = std::filesystem;
@@ -85,6 +86,34 @@ std::vector<uint8_t> read_file(const std::string& path) {
   if (!f.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
     throw std::runtime_error("cannot read " + path);
   return bytes;
+}
+
+std::string read_text(const std::string& path) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+std::vector<std::string> read_vocab_cases(const std::string& inp_path) {
+  const std::string text = read_text(inp_path);
+  const std::string sep = "\n__ggml_vocab_test__\n";
+  std::vector<std::string> cases;
+  size_t pos = 0;
+  for (size_t hit; (hit = text.find(sep, pos)) != std::string::npos; pos = hit + sep.size())
+    cases.push_back(text.substr(pos, hit - pos));
+  if (pos < text.size()) cases.push_back(text.substr(pos));
+  return cases;
+}
+
+std::vector<std::vector<int32_t>> read_vocab_ids(const std::string& out_path) {
+  std::istringstream in(read_text(out_path));
+  std::vector<std::vector<int32_t>> out;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream ids(line);
+    std::vector<int32_t> v;
+    for (int32_t id; ids >> id;) v.push_back(id);
+    out.push_back(std::move(v));
+  }
+  return out;
 }
 
 void load_into(LoadedModel& m, std::vector<uint8_t> bytes) {

@@ -40,6 +40,13 @@ std::vector<std::string> files_in_group(const std::string& group);
 std::string param_name(const std::string& path);
 
 std::vector<uint8_t> read_file(const std::string& path);
+std::string read_text(const std::string& path);
+
+// llama.cpp's test-tokenizer-0 vectors: the cases of an .inp file (each
+// followed by "\n__ggml_vocab_test__\n"), and the ids of its .out file, one
+// line of space-separated ids per case.
+std::vector<std::string> read_vocab_cases(const std::string& inp_path);
+std::vector<std::vector<int32_t>> read_vocab_ids(const std::string& out_path);
 
 // A model file's bytes, its directory and its weights in a store.
 struct LoadedModel {

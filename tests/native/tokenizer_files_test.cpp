@@ -20,14 +20,13 @@
 using wasmlm::ErrorCode;
 using wasmlm::Tokenizer;
 using wasmlm::TokenizerFileFormat;
+using wasmlm_test::read_text;
+using wasmlm_test::read_vocab_cases;
+using wasmlm_test::read_vocab_ids;
 using wasmlm_test::testdata_dir;
 
 namespace {
 
-std::string read_text(const std::string& path) {
-  const std::vector<uint8_t> bytes = wasmlm_test::read_file(path);
-  return std::string(bytes.begin(), bytes.end());
-}
 
 nlohmann::json read_json(const std::string& relative) { return nlohmann::json::parse(read_text(testdata_dir() + "/" + relative)); }
 
@@ -61,21 +60,6 @@ wasmlm::Error error_of(F&& f) {
   return wasmlm::Error(ErrorCode::Internal, wasmlm::kNoOffset, "none");
 }
 
-// llama.cpp's test-tokenizer-0 cases and expected ids.
-void read_llamacpp_vectors(const std::string& base, std::vector<std::string>* cases,
-                           std::vector<std::vector<int32_t>>* expected) {
-  const std::string inp = read_text(base + ".inp");
-  const std::string sep = "\n__ggml_vocab_test__\n";
-  for (size_t pos = 0, hit; (hit = inp.find(sep, pos)) != std::string::npos; pos = hit + sep.size())
-    cases->push_back(inp.substr(pos, hit - pos));
-  std::istringstream out(read_text(base + ".out"));
-  for (std::string line; std::getline(out, line);) {
-    std::istringstream ids(line);
-    std::vector<int32_t> v;
-    for (int32_t id; ids >> id;) v.push_back(id);
-    expected->push_back(std::move(v));
-  }
-}
 
 Tokenizer gguf_tokenizer(const std::string& relative) {
   const std::vector<uint8_t> bytes = wasmlm_test::read_file(testdata_dir() + "/" + relative);
@@ -206,7 +190,9 @@ TEST(TokenizerFileHfJson, Llama3MatchesLlamaCppLlamaBpeVectors) {
   EXPECT_EQ(tok.token_type(128009), wasmlm::TokenType::Control);  // <|eot_id|>
   std::vector<std::string> cases;
   std::vector<std::vector<int32_t>> expected;
-  read_llamacpp_vectors(testdata_dir() + "/tokenizers/llamacpp-vocab/ggml-vocab-llama-bpe.gguf", &cases, &expected);
+  const std::string base = testdata_dir() + "/tokenizers/llamacpp-vocab/ggml-vocab-llama-bpe.gguf";
+  cases = read_vocab_cases(base + ".inp");
+  expected = read_vocab_ids(base + ".out");
   ASSERT_EQ(cases.size(), expected.size());
   ASSERT_GT(cases.size(), 10u);
   for (size_t i = 0; i < cases.size(); ++i) {

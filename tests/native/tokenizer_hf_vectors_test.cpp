@@ -16,14 +16,13 @@
 #include "tokenizer/tokenizer_file.h"
 
 using wasmlm::Tokenizer;
+using wasmlm_test::read_text;
+using wasmlm_test::read_vocab_cases;
+using wasmlm_test::read_vocab_ids;
 using wasmlm_test::testdata_dir;
 
 namespace {
 
-std::string read_text(const std::string& path) {
-  const std::vector<uint8_t> bytes = wasmlm_test::read_file(path);
-  return std::string(bytes.begin(), bytes.end());
-}
 
 std::string vectors_file(const std::string& name) {
   return read_text(testdata_dir() + "/tokenizers/test-vectors/" + name);
@@ -58,27 +57,15 @@ TEST(TokenizerBpe, Llama3TokenizerJsonMatchesLlamaBpeVectors) {
   const Tokenizer& tok = llama3();
   EXPECT_TRUE(tok.ignore_merges());
   const std::string base = testdata_dir() + "/tokenizers/llamacpp-vocab/ggml-vocab-llama-bpe.gguf";
-  const std::string inp = read_text(base + ".inp");
-  std::vector<std::string> cases;
-  const std::string sep = "\n__ggml_vocab_test__\n";
-  for (size_t pos = 0, hit; (hit = inp.find(sep, pos)) != std::string::npos; pos = hit + sep.size())
-    cases.push_back(inp.substr(pos, hit - pos));
-  std::vector<std::string> lines;
-  {
-    const std::string out = read_text(base + ".out");
-    for (size_t pos = 0, nl; (nl = out.find('\n', pos)) != std::string::npos; pos = nl + 1)
-      lines.push_back(out.substr(pos, nl - pos));
-  }
+  const std::vector<std::string> cases = read_vocab_cases(base + ".inp");
+  const std::vector<std::vector<int32_t>> lines = read_vocab_ids(base + ".out");
   ASSERT_EQ(cases.size(), lines.size());
   int pass = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     const std::vector<int32_t> ids = tok.encode(cases[i]);
-    std::istringstream line(lines[i]);
-    std::vector<int32_t> expected;
-    for (int32_t id; line >> id;) expected.push_back(id);
-    if (ids == expected) ++pass;
+    if (ids == lines[i]) ++pass;
     else
-      ADD_FAILURE() << "case " << i << " [" << cases[i] << "]\n  expected: " << lines[i] << "\n  got:      "
+      ADD_FAILURE() << "case " << i << " [" << cases[i] << "]\n  expected: " << join(lines[i]) << "\n  got:      "
                     << join(ids);
     EXPECT_EQ(tok.decode(ids), cases[i]);
   }

@@ -17,46 +17,22 @@
 #include "tokenizer/tokenizer_file.h"
 
 using wasmlm::Tokenizer;
+using wasmlm_test::read_text;
+using wasmlm_test::read_vocab_cases;
+using wasmlm_test::read_vocab_ids;
 using wasmlm_test::testdata_dir;
 
 namespace {
 
 std::string vocab_dir() { return testdata_dir() + "/tokenizers/llamacpp-vocab"; }
 
-std::string read_text(const std::string& path) {
-  const std::vector<uint8_t> bytes = wasmlm_test::read_file(path);
-  return std::string(bytes.begin(), bytes.end());
-}
 
 Tokenizer neox_json_tokenizer() {
   const std::vector<uint8_t> bytes = wasmlm_test::read_file(testdata_dir() + "/tokenizers/gpt-neox-20b/20B_tokenizer.json");
   return wasmlm::tokenizer_from_file(bytes.data(), bytes.size());
 }
 
-// The cases of a test-tokenizer-0 .inp file.
-std::vector<std::string> read_cases(const std::string& path) {
-  const std::string text = read_text(path);
-  const std::string sep = "\n__ggml_vocab_test__\n";
-  std::vector<std::string> cases;
-  size_t pos = 0;
-  for (size_t hit; (hit = text.find(sep, pos)) != std::string::npos; pos = hit + sep.size())
-    cases.push_back(text.substr(pos, hit - pos));
-  if (pos < text.size()) cases.push_back(text.substr(pos));
-  return cases;
-}
 
-// One line of ids per case.
-std::vector<std::vector<int32_t>> read_expected(const std::string& path) {
-  std::istringstream in(read_text(path));
-  std::vector<std::vector<int32_t>> out;
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream ids(line);
-    std::vector<int32_t> v;
-    for (int32_t id; ids >> id;) v.push_back(id);
-    out.push_back(std::move(v));
-  }
-  return out;
-}
 
 std::string join(const std::vector<int32_t>& ids) {
   std::string s;
@@ -93,7 +69,7 @@ TEST(TokenizerNeoX, JsonTokenizerMatchesLlamaCppMptGgufOnVocabTestCases) {
     const int32_t id = static_cast<int32_t>(i);
     ASSERT_EQ(tok.token_text(id), gguf.token_text(id)) << id;
   }
-  const auto cases = read_cases(vocab_dir() + "/ggml-vocab-mpt.gguf.inp");
+  const auto cases = read_vocab_cases(vocab_dir() + "/ggml-vocab-mpt.gguf.inp");
   ASSERT_GT(cases.size(), 10u);
   size_t match = 0;
   for (size_t i = 0; i < cases.size(); ++i) {

@@ -14,6 +14,7 @@
 #include "tokenizer/tokenizer_file.h"
 
 using wasmlm::Tokenizer;
+using wasmlm_test::read_text;
 using wasmlm_test::testdata_dir;
 
 namespace {
@@ -21,10 +22,6 @@ namespace {
 const char kVocab[] = "/tokenizers/rwkv-world/rwkv_vocab_v20230424.txt";
 const char kVectors[] = "/tokenizers/test-vectors/rwkv-world-vectors.json";
 
-std::string read_text(const std::string& path) {
-  const std::vector<uint8_t> bytes = wasmlm_test::read_file(path);
-  return std::string(bytes.begin(), bytes.end());
-}
 
 struct Case {
   std::string text;

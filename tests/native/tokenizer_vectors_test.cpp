@@ -17,52 +17,22 @@
 
 namespace fs = std::filesystem;
 using wasmlm::Tokenizer;
+using wasmlm_test::read_text;
+using wasmlm_test::read_vocab_cases;
+using wasmlm_test::read_vocab_ids;
 using wasmlm_test::testdata_dir;
 
 namespace {
 
 std::string vocab_dir() { return testdata_dir() + "/tokenizers/llamacpp-vocab"; }
 
-std::string read_text(const std::string& path) {
-  const std::vector<uint8_t> bytes = wasmlm_test::read_file(path);
-  return std::string(bytes.begin(), bytes.end());
-}
 
 Tokenizer load_tokenizer(const std::string& path) {
   const std::vector<uint8_t> bytes = wasmlm_test::read_file(path);
   return Tokenizer::from_model_file(wasmlm::read_model_directory(bytes.data(), bytes.size()));
 }
 
-// The cases of a test-tokenizer-0 .inp file.
-std::vector<std::string> read_cases(const std::string& path) {
-  const std::string text = read_text(path);
-  const std::string sep = "\n__ggml_vocab_test__\n";
-  std::vector<std::string> cases;
-  size_t pos = 0;
-  for (;;) {
-    const size_t hit = text.find(sep, pos);
-    if (hit == std::string::npos) break;
-    cases.push_back(text.substr(pos, hit - pos));
-    pos = hit + sep.size();
-  }
-  if (pos < text.size()) cases.push_back(text.substr(pos));
-  return cases;
-}
 
-// One line of ids per case.
-std::vector<std::vector<int32_t>> read_expected(const std::string& path) {
-  std::istringstream in(read_text(path));
-  std::vector<std::vector<int32_t>> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ids(line);
-    std::vector<int32_t> v;
-    int32_t id;
-    while (ids >> id) v.push_back(id);
-    out.push_back(std::move(v));
-  }
-  return out;
-}
 
 std::string join(const std::vector<int32_t>& ids) {
   std::string s;
@@ -101,8 +71,8 @@ std::vector<std::string> vocab_names(bool with_out) {
 // .out line; returns the number of cases that match, reporting the others.
 int check_vectors(const Tokenizer& tok, const std::string& inp, const std::string& out, const std::string& label,
                   int* total) {
-  const auto cases = read_cases(inp);
-  const auto expected = read_expected(out);
+  const auto cases = read_vocab_cases(inp);
+  const auto expected = read_vocab_ids(out);
   EXPECT_EQ(cases.size(), expected.size()) << label;
   int pass = 0;
   const size_t n = std::min(cases.size(), expected.size());
@@ -187,7 +157,7 @@ TEST(TokenizerRoundTrip, DecodeInvertsEncodeAndStreamsValidUtf8) {
     const std::string base = vocab_dir() + "/ggml-vocab-" + name + ".gguf";
     const Tokenizer tok = load_tokenizer(base);
     int lossless = 0, skipped = 0;
-    for (const std::string& text : read_cases(base + ".inp")) {
+    for (const std::string& text : read_vocab_cases(base + ".inp")) {
       const std::vector<int32_t> ids = tok.encode(text);
       wasmlm::StreamingDetokenizer stream(tok);
       std::string streamed;

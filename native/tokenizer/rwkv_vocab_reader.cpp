@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "tokenizer/rwkv_token_text.h"
+#include "tokenizer/text_lines.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/unicode.h"
 
@@ -163,17 +164,8 @@ VocabMetadata read_rwkv_vocab(std::string_view text) {
   v.model = "rwkv";
   v.set_token(0, "<|endoftext|>", static_cast<int32_t>(TokenType::Control));
   std::unordered_map<std::string, size_t> seen;  // token bytes -> id
-  size_t pos = 0, line_no = 0;
   std::string bytes;
-  while (pos < text.size()) {
-    const size_t start = pos;
-    size_t end = text.find('\n', pos);
-    pos = end == std::string_view::npos ? text.size() : end + 1;
-    if (end == std::string_view::npos) end = text.size();
-    ++line_no;
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) continue;
+  for_each_line(text, [&](std::string_view line, size_t start, size_t line_no) {
     const auto bad = [&](size_t column, const std::string& why) {
       fail(ErrorCode::BadFormat, start + column, "RWKV vocabulary line " + std::to_string(line_no) + ": " + why);
     };
@@ -205,7 +197,7 @@ VocabMetadata read_rwkv_vocab(std::string_view text) {
     const auto [it, inserted] = seen.emplace(bytes, static_cast<size_t>(id));
     if (!inserted) bad(first_space + 1, "token repeats id " + std::to_string(it->second));
     v.set_token(static_cast<size_t>(id), rwkv_escape_token(bytes), static_cast<int32_t>(TokenType::Normal));
-  }
+  });
   if (v.tokens.size() < 2) fail(ErrorCode::BadFormat, 0, "RWKV vocabulary file has no tokens");
   v.eos = 0;
   v.add_bos = false;

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "tokenizer/text_lines.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/unicode.h"
 
@@ -96,17 +97,8 @@ VocabMetadata read_tiktoken(std::string_view text, const TiktokenOptions& option
   // tiktoken ships is; the ranks are then the token ids).
   std::vector<std::string> tokens;  // raw bytes, by rank
   std::unordered_map<std::string, int64_t> ranks;
-  size_t pos = 0, line_no = 0;
   std::string bytes;
-  while (pos < text.size()) {
-    const size_t start = pos;
-    size_t end = text.find('\n', pos);
-    pos = end == std::string_view::npos ? text.size() : end + 1;
-    if (end == std::string_view::npos) end = text.size();
-    ++line_no;
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) continue;
+  for_each_line(text, [&](std::string_view line, size_t start, size_t line_no) {
     const auto bad = [&](const std::string& why) {
       fail(ErrorCode::BadFormat, start, "tiktoken line " + std::to_string(line_no) + ": " + why);
     };
@@ -125,7 +117,7 @@ VocabMetadata read_tiktoken(std::string_view text, const TiktokenOptions& option
       bad("rank " + std::to_string(rank) + " where " + std::to_string(tokens.size()) + " was expected");
     if (!ranks.emplace(bytes, rank).second) bad("token repeats an earlier one");
     tokens.push_back(bytes);
-  }
+  });
   if (tokens.empty()) fail(ErrorCode::BadFormat, 0, "tiktoken file has no ranks");
 
   VocabMetadata v;

@@ -228,11 +228,14 @@ function resolveThreads(threads) {
 }
 
 // The same small port over a browser Worker and a Node worker_thread.
+// The browser Worker is created as `new Worker(new URL('...', import.meta.url),
+// { type: 'module' })`, written out in full: bundlers (Vite, webpack)
+// recognise exactly that form and bundle the worker script; the Node URL is
+// marked for them to leave alone.
 async function startWorker() {
-  const url = new URL('./worker/model-worker.js', import.meta.url);
   if (isNode) {
     const { Worker } = await import('node:worker_threads');
-    const worker = new Worker(url);
+    const worker = new Worker(new URL(/* @vite-ignore */ './worker/model-worker.js', import.meta.url));
     let terminating = false;
     return {
       post: (message, transfer) => worker.postMessage(message, transfer),
@@ -244,7 +247,7 @@ async function startWorker() {
       terminate: () => { terminating = true; return worker.terminate(); },
     };
   }
-  const worker = new Worker(url, { type: 'module' });
+  const worker = new Worker(new URL('./worker/model-worker.js', import.meta.url), { type: 'module' });
   return {
     post: (message, transfer) => worker.postMessage(message, transfer ?? []),
     onMessage: (f) => { worker.onmessage = (event) => f(event.data); },

@@ -5,11 +5,16 @@
 import { isNode, threadsAvailable } from './environment.js';
 import { WasmLMError } from '../errors.js';
 
-const DIST_URL = new URL('../../dist/', import.meta.url);
-
+// Each file named by a string literal, `import('...')` and
+// `new URL('...', import.meta.url)`: the forms bundlers (Vite, webpack)
+// follow, bundling the glue and emitting the .wasm as an asset.
 const importGlue = {
   st: () => import('../../dist/wasmlm-st.mjs'),
   mt: () => import('../../dist/wasmlm-mt.mjs'),
+};
+const wasmUrl = {
+  st: () => new URL('../../dist/wasmlm-st.wasm', import.meta.url),
+  mt: () => new URL('../../dist/wasmlm-mt.wasm', import.meta.url),
 };
 
 /** @type {Map<'st'|'mt', Promise<object>>} */
@@ -40,15 +45,15 @@ export function loadWasmModule({ threads = 1 } = {}) {
 }
 
 async function instantiate(variant, poolSize) {
-  const wasmUrl = new URL(`wasmlm-${variant}.wasm`, DIST_URL);
+  const url = wasmUrl[variant]();
   const options = variant === 'mt' ? { wasmlmPoolSize: poolSize } : {};
   if (isNode) {
     const shims = await import('./node-shims.js');
-    shims.installGlobals(DIST_URL);
-    const [{ default: factory }, wasmBinary] = await Promise.all([importGlue[variant](), shims.readWasmBytes(wasmUrl)]);
+    shims.installGlobals(new URL('.', url)); // web/dist/
+    const [{ default: factory }, wasmBinary] = await Promise.all([importGlue[variant](), shims.readWasmBytes(url)]);
     return shims.withoutGlueProcessHandlers(() => factory({ ...options, wasmBinary }));
   }
-  const [{ default: factory }, wasmBinary] = await Promise.all([importGlue[variant](), fetchBytes(wasmUrl)]);
+  const [{ default: factory }, wasmBinary] = await Promise.all([importGlue[variant](), fetchBytes(url)]);
   return factory({ ...options, wasmBinary });
 }
 

@@ -8,12 +8,14 @@ let jinja = null;
 
 // Node and bundlers resolve the package; a browser loading these files as
 // plain modules cannot resolve a bare name, so the build copies the
-// library's ES module next to the wasm.
+// library's ES module next to the wasm. Bundlers are told to leave that
+// fallback alone (in a bundle the bare name always resolves).
 async function loadJinja() {
   try {
     return await import('@huggingface/jinja');
   } catch {
-    return import(new URL('../../dist/vendor/jinja.mjs', import.meta.url).href);
+    const vendored = new URL(/* @vite-ignore */ '../../dist/vendor/jinja.mjs', import.meta.url).href;
+    return import(/* @vite-ignore */ /* webpackIgnore: true */ vendored);
   }
 }
 

@@ -7,7 +7,10 @@ import { generate } from '../model/generate.js';
 import { renderChat } from './chat-template.js';
 
 const isNode = typeof process === 'object' && process.versions?.node != null && typeof self === 'undefined';
-const port = isNode ? (await import('node:worker_threads')).parentPort : self;
+// Set at the end of this file. No top-level await here: bundlers build
+// workers as classic scripts by default (Vite's worker.format 'iife'), where
+// it is a syntax error.
+let port = null;
 const post = (message) => port.postMessage(message);
 
 let session = null;
@@ -138,5 +141,13 @@ function serializeError(error) {
   return { code: 'INTERNAL', message: fatal ? `the model's wasm instance crashed: ${message}` : message, offset: null, fatal };
 }
 
-if (isNode) port.on('message', handle);
-else port.onmessage = (event) => handle(event.data);
+if (isNode) {
+  // Node queues a worker's messages until this listener is attached.
+  import('node:worker_threads').then(({ parentPort }) => {
+    port = parentPort;
+    port.on('message', handle);
+  });
+} else {
+  port = self;
+  port.onmessage = (event) => handle(event.data);
+}

@@ -17,6 +17,7 @@ export const SIZES = {
   // dim, layers, FFN, heads, KV heads
   S: { dim: 768, layers: 12, ffn: 2048, heads: 12, kvHeads: 12 },   // ~134M parameters (110M + 49M of embeddings/head)
   M: { dim: 2048, layers: 22, ffn: 5632, heads: 32, kvHeads: 4 },   // ~1.1B (TinyLlama's shape)
+  L: { dim: 2560, layers: 38, ffn: 6912, heads: 32, kvHeads: 8 },   // ~2.8B: a 3 GB Q8_0 file, for the 4 GB heap (load bench only)
 };
 export const TYPES = ['Q8_0', 'Q4_0', 'Q4_K'];
 

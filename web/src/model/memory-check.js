@@ -60,6 +60,7 @@ export function checkModelFits(wasm, estimate, { contextLength, kvCache }) {
 
 /** Scratch beyond the weights and the KV cache that reserveHeap() leaves room for. */
 const RESERVE_MARGIN = 24 * MiB;
+const PIECE_LIMIT = 1536 * MiB;
 
 /**
  * Grows the heap once to what the model will still take, instead of by +20%
@@ -79,11 +80,20 @@ export function reserveHeap(wasm, estimate, allocated = 0, margin = RESERVE_MARG
   const { free, top, unclaimed } = wasm.heapFree();
   const available = free + unclaimed;
   if (needed <= available) return;
-  const grow = needed + margin - available;
-  const size = top + unclaimed + grow;
-  if (size >= 2 * 1024 * MiB) return; // one malloc above ~2 GB fails in wasm32
-  const ptr = wasm._malloc(size);
-  if (ptr) wasm._free(ptr);
+  // In pieces of at most 1.5 GiB (one malloc above ~2 GB fails in wasm32): the
+  // first takes the top chunk and what is above the break, each next one
+  // extends the heap by exactly its size (a growth of more than 20% is not
+  // rounded up); all are freed at once and merge into one free top chunk.
+  let grow = needed + margin - available;
+  const taken = [];
+  for (let size = top + unclaimed; grow > 0; size = 0) {
+    const piece = Math.min(grow, PIECE_LIMIT);
+    const ptr = wasm._malloc(size + piece);
+    if (!ptr) break;
+    taken.push(ptr);
+    grow -= piece;
+  }
+  for (const ptr of taken) wasm._free(ptr);
 }
 
 /** Can `bytes` be allocated in blocks? Frees whatever it took. */

@@ -71,6 +71,8 @@ void WeightStore::quantize(Tensor& t) {
   const uint64_t cols = in.ne[0], rows = n / cols;
   const uint64_t in_row = in.nbytes / rows, out_row = out.nbytes / rows;
   const uint64_t slice_rows = std::max<uint64_t>(1, (1u << 20) / cols);
+  const QuantTraits& q = quant_traits(quantize_to_);
+  const FromFloatFn to_quantized = q.from_float_fast ? q.from_float_fast : q.from_float;  // the same bytes
   std::vector<float> converted(in.type == GgmlType::F32 ? 0 : std::min(rows, slice_rows) * cols);
   for (uint64_t r = 0; r < rows; r += slice_rows) {
     const uint64_t count = std::min(slice_rows, rows - r) * cols;
@@ -80,7 +82,7 @@ void WeightStore::quantize(Tensor& t) {
       quant_traits(in.type).to_float(src, converted.data(), static_cast<int64_t>(count));
       values = converted.data();
     }
-    quant_traits(quantize_to_).from_float(values, data.get() + r * out_row, static_cast<int64_t>(count));
+    to_quantized(values, data.get() + r * out_row, static_cast<int64_t>(count));
   }
   bytes_allocated_ = bytes_allocated_ - in.nbytes + out.nbytes;
   t.data = std::move(data);

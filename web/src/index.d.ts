@@ -179,9 +179,22 @@ export interface TensorInfo {
   /** Absolute byte offset of the data in the file. */
   offset: number;
   nbytes: number;
+  /** PyTorch tensors (inspect() of a .pth): torch's dtype ('BF16', 'F32', 'I64', ...; also in `type`). */
+  dtype?: string;
+  /** PyTorch tensors: strides in elements, as torch has them (shape is torch's order too). */
+  stride?: number[];
+  /** PyTorch tensors: the storage's key (the zip entry data/<key>) and the offset into it in elements. */
+  storage?: string;
+  storageOffset?: number;
+  /** PyTorch tensors: row-major without gaps. */
+  contiguous?: boolean;
+  /** A Meta checkpoint's tensors: the index of the consolidated.NN.pth shard that holds it. */
+  shard?: number;
 }
 
-export type ModelFormat = 'gguf' | 'rwkv-bin' | 'ggml' | 'ggmf' | 'ggjt';
+export type ModelFormat = 'gguf' | 'rwkv-bin' | 'ggml' | 'ggmf' | 'ggjt'
+  | 'pytorch-zip' | 'pytorch-legacy' // inspect() of a .pth/.pt
+  | 'meta-checkpoint'; // inspect() of a Meta LLaMA checkpoint folder (or its files)
 
 /** parser.describe() as returned by the bindings (string arrays still packed). */
 export interface RawModelDirectory {
@@ -279,6 +292,16 @@ export interface InspectResult {
   architecture: ArchitectureSummary;
   split: SplitSummary | null;
   warnings: string[];
+  /** PyTorch: the protocol data.pkl (or a legacy file's object pickle) was written with. */
+  pickleProtocol?: number;
+  /** PyTorch: how many storages the tensors share. */
+  storageCount?: number;
+  /** A Meta checkpoint: its params.json. */
+  params?: Record<string, unknown>;
+  /** A Meta checkpoint: its consolidated.NN.pth files, in order. */
+  shards?: Array<{ name: string; format: 'pytorch-zip' | 'pytorch-legacy'; pickleProtocol: number; fileSize: number; tensorCount: number }>;
+  /** A Meta checkpoint: the name of its tokenizer file, null without one. */
+  tokenizerFile?: string | null;
 }
 
 export interface InspectOptions extends SourceOptions {
@@ -288,10 +311,13 @@ export interface InspectOptions extends SourceOptions {
 
 /**
  * Reads a model file's directory: format, metadata, tensors, and a summary.
- * Reads only the header where the source allows random access.
+ * Reads only the header where the source allows random access. A PyTorch
+ * .pth lists torch's tensors (read by byte ranges, never executing the
+ * pickle); a Meta checkpoint (its folder as a Node path, or its files as an
+ * array) lists params.json and every shard's tensors.
  * Rejects with a WasmLMError.
  */
-export function inspect(input: InspectInput, options?: InspectOptions): Promise<InspectResult>;
+export function inspect(input: InspectInput | InspectInput[], options?: InspectOptions): Promise<InspectResult>;
 
 export interface TensorStatsResult {
   name: string;
@@ -339,14 +365,17 @@ export interface OpenModelOptions extends SourceOptions {
   memoryCheck?: boolean;
   /**
    * Quantize the float (F32/F16/BF16) matrices to this type as they load,
-   * e.g. 'Q8_0' or 'Q5_1' (as rwkv.cpp's quantizer chooses them: 2-D matrices
-   * but the embedding and the head); the unquantized copy is never held whole.
+   * e.g. 'Q8_0' or 'Q5_1': for rwkv.cpp files as rwkv.cpp's quantizer chooses
+   * them (2-D matrices but the embedding and the head), for Meta checkpoints
+   * every matrix whose rows hold whole blocks; the unquantized copy is never
+   * held whole.
    */
   quantize?: string;
   /**
    * A tokenizer file for a model file that has no vocabulary (rwkv.cpp's
    * .bin: the RWKV World rwkv_vocab_v20230424.txt, or 20B_tokenizer.json for
-   * Pile models): anything openTokenizer() reads.
+   * Pile models): anything openTokenizer() reads. A Meta checkpoint's own
+   * tokenizer.model is used when this is not given.
    */
   tokenizer?: unknown;
 }
@@ -513,6 +542,10 @@ export interface SamplingOptions {
  * (ABORTED when `signal` aborts; the partly loaded model is freed).
  * A split GGUF (llama.cpp's gguf-split: "-00001-of-0000N.gguf") is an array
  * of all its shards, read one after the other (ordered by their names).
+ * A Meta LLaMA checkpoint is its folder (a Node path) or its files (params.json,
+ * consolidated.NN.pth, tokenizer.model, in any order): each shard's directory
+ * is read by byte ranges, then the tensors stream in (shards joined, quantized
+ * as they arrive with `quantize`). A lone .pth is a BAD_FORMAT error.
  */
 export function openModel(input: InspectInput | InspectInput[], options?: OpenModelOptions): Promise<ModelSession>;
 

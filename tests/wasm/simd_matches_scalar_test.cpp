@@ -111,7 +111,7 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 8);
+  EXPECT_EQ(checked, 10);
 }
 
 TEST(SimdKernels, EveryVecDotMatchesItsScalarReference) {

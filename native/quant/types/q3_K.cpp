@@ -6,6 +6,7 @@
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
+#include "quant/wide_activations.h"
 
 namespace wasmlm {
 
@@ -100,6 +101,75 @@ float vec_dot_q3_K_q8_K_simd(int64_t n, const void* w, const void* a) {
     sum += fp16_to_fp32_fast(x[i].d) * y[i].d * simd::hsum_i32(isum);
   }
   return sum;
+}
+
+// Against int16 activations, in 16-bit lanes: each weight as q + 4h (0..7,
+// h its hmask bit), the "- 4" of every weight taken out at once as
+// 4 * scale * (sum of the sub-block's activations), from the bsums. One
+// token: the 16 sub-block dots scaled together; several: the levels scaled
+// in int16 once (7 * 32 fits) and shared.
+void vec_dot_q3_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                        int64_t out_stride) {
+  const auto* x = static_cast<const block_q3_K*>(w);
+  const v128_t m3 = wasm_i16x8_splat(3), m4 = wasm_i16x8_splat(4);
+  simd::dispatch_tokens(n_tokens, [&](auto nt) {
+    constexpr int T = decltype(nt)::value;
+    const block_q8_Kw* y[T];
+    float sum[T];
+    for (int t = 0; t < T; ++t) {
+      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
+      sum[t] = 0;
+    }
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+      alignas(16) int8_t sc[16];
+      unpack_q3_K_scales(x[i].scales, sc);
+      const v128_t scales = wasm_v128_load(sc);
+      const v128_t sc_lo = wasm_i16x8_extend_low_i8x16(scales), sc_hi = wasm_i16x8_extend_high_i8x16(scales);
+      const v128_t hm0 = wasm_v128_load(x[i].hmask), hm1 = wasm_v128_load(x[i].hmask + 16);
+      // The hmask bytes times 4: bit b of a byte is then bit 2 after a shift by b.
+      const v128_t h[4] = {wasm_i16x8_shl(wasm_u16x8_extend_low_u8x16(hm0), 2), wasm_i16x8_shl(wasm_u16x8_extend_high_u8x16(hm0), 2),
+                           wasm_i16x8_shl(wasm_u16x8_extend_low_u8x16(hm1), 2), wasm_i16x8_shl(wasm_u16x8_extend_high_u8x16(hm1), 2)};
+      v128_t isum[T];
+      for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
+      v128_t sub[16];  // one token: the sub-blocks' unscaled dots
+      const uint8_t* q = x[i].qs;
+      for (int half = 0; half < 2; ++half, q += 32) {
+        const v128_t v0 = wasm_v128_load(q), v1 = wasm_v128_load(q + 16);
+        const v128_t l[4] = {wasm_u16x8_extend_low_u8x16(v0), wasm_u16x8_extend_high_u8x16(v0),
+                             wasm_u16x8_extend_low_u8x16(v1), wasm_u16x8_extend_high_u8x16(v1)};
+        for (int s = 0; s < 4; ++s) {
+          const int is = 8 * half + 2 * s, at = 128 * half + 32 * s, bit = 4 * half + s;
+          v128_t wq[4];
+          for (int k = 0; k < 4; ++k)
+            wq[k] = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(l[k], 2 * s), m3), wasm_v128_and(wasm_u16x8_shr(h[k], bit), m4));
+          if constexpr (T == 1) {
+            const int16_t* q8 = y[0][i].qs + at;
+            sub[is] = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wq[0], wasm_v128_load(q8)), wasm_i32x4_dot_i16x8(wq[1], wasm_v128_load(q8 + 8)));
+            sub[is + 1] = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wq[2], wasm_v128_load(q8 + 16)), wasm_i32x4_dot_i16x8(wq[3], wasm_v128_load(q8 + 24)));
+          } else {
+            const v128_t s0 = wasm_i16x8_splat(sc[is]), s1 = wasm_i16x8_splat(sc[is + 1]);
+            const v128_t a0 = wasm_i16x8_mul(wq[0], s0), a1 = wasm_i16x8_mul(wq[1], s0);
+            const v128_t a2 = wasm_i16x8_mul(wq[2], s1), a3 = wasm_i16x8_mul(wq[3], s1);
+            for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_add(isum[t], simd::dot_i16x32(a0, a1, a2, a3, y[t][i].qs + at));
+          }
+        }
+      }
+      if constexpr (T == 1) {
+        const v128_t s0 = wasm_i32x4_mul(simd::hsum4_i32(sub[0], sub[1], sub[2], sub[3]), wasm_i32x4_extend_low_i16x8(sc_lo));
+        const v128_t s1 = wasm_i32x4_mul(simd::hsum4_i32(sub[4], sub[5], sub[6], sub[7]), wasm_i32x4_extend_high_i16x8(sc_lo));
+        const v128_t s2 = wasm_i32x4_mul(simd::hsum4_i32(sub[8], sub[9], sub[10], sub[11]), wasm_i32x4_extend_low_i16x8(sc_hi));
+        const v128_t s3 = wasm_i32x4_mul(simd::hsum4_i32(sub[12], sub[13], sub[14], sub[15]), wasm_i32x4_extend_high_i16x8(sc_hi));
+        isum[0] = wasm_i32x4_add(wasm_i32x4_add(s0, s1), wasm_i32x4_add(s2, s3));
+      }
+      const float d = fp16_to_fp32_fast(x[i].d);
+      for (int t = 0; t < T; ++t) {
+        const int offsets = simd::hsum_i32(wasm_i32x4_add(wasm_i32x4_dot_i16x8(sc_lo, wasm_v128_load(y[t][i].bsums)),
+                                                          wasm_i32x4_dot_i16x8(sc_hi, wasm_v128_load(y[t][i].bsums + 8))));
+        sum[t] += d * y[t][i].d * (simd::hsum_i32(isum[t]) - 4 * offsets);
+      }
+    }
+    for (int t = 0; t < T; ++t) out[t * out_stride] = sum[t];
+  });
 }
 #endif
 

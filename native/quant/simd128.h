@@ -95,6 +95,16 @@ inline v128_t hsum4_i32(v128_t a, v128_t b, v128_t c, v128_t d) {
   return wasm_i32x4_add(wasm_i32x4_shuffle(ab, cd, 0, 1, 4, 5), wasm_i32x4_shuffle(ab, cd, 2, 3, 6, 7));
 }
 
+// The 16 sub-block dots of a K-quant block (sub[j]: 4 int32 lanes) times
+// their scales (int16x8: sub-blocks 0-7, then 8-15), summed: 4 int32 lanes.
+inline v128_t scale_sub_dots16(const v128_t* sub, v128_t sc_lo, v128_t sc_hi) {
+  const v128_t s0 = wasm_i32x4_mul(hsum4_i32(sub[0], sub[1], sub[2], sub[3]), wasm_i32x4_extend_low_i16x8(sc_lo));
+  const v128_t s1 = wasm_i32x4_mul(hsum4_i32(sub[4], sub[5], sub[6], sub[7]), wasm_i32x4_extend_high_i16x8(sc_lo));
+  const v128_t s2 = wasm_i32x4_mul(hsum4_i32(sub[8], sub[9], sub[10], sub[11]), wasm_i32x4_extend_low_i16x8(sc_hi));
+  const v128_t s3 = wasm_i32x4_mul(hsum4_i32(sub[12], sub[13], sub[14], sub[15]), wasm_i32x4_extend_high_i16x8(sc_hi));
+  return wasm_i32x4_add(wasm_i32x4_add(s0, s1), wasm_i32x4_add(s2, s3));
+}
+
 inline int32_t hsum_i32(v128_t v) {
   v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));

@@ -122,14 +122,8 @@ void vec_dot_q2_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_str
           }
         }
       }
-      if constexpr (T == 1) {
-        const v128_t sc_lo = wasm_u16x8_extend_low_u8x16(scales), sc_hi = wasm_u16x8_extend_high_u8x16(scales);
-        const v128_t s0 = wasm_i32x4_mul(simd::hsum4_i32(sub[0], sub[1], sub[2], sub[3]), wasm_u32x4_extend_low_u16x8(sc_lo));
-        const v128_t s1 = wasm_i32x4_mul(simd::hsum4_i32(sub[4], sub[5], sub[6], sub[7]), wasm_u32x4_extend_high_u16x8(sc_lo));
-        const v128_t s2 = wasm_i32x4_mul(simd::hsum4_i32(sub[8], sub[9], sub[10], sub[11]), wasm_u32x4_extend_low_u16x8(sc_hi));
-        const v128_t s3 = wasm_i32x4_mul(simd::hsum4_i32(sub[12], sub[13], sub[14], sub[15]), wasm_u32x4_extend_high_u16x8(sc_hi));
-        isum[0] = wasm_i32x4_add(wasm_i32x4_add(s0, s1), wasm_i32x4_add(s2, s3));
-      }
+      if constexpr (T == 1)
+        isum[0] = simd::scale_sub_dots16(sub, wasm_u16x8_extend_low_u8x16(scales), wasm_u16x8_extend_high_u8x16(scales));
       const v128_t mins_lo = wasm_u16x8_extend_low_u8x16(mins), mins_hi = wasm_u16x8_extend_high_u8x16(mins);
       const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);
       for (int t = 0; t < T; ++t) {

@@ -154,13 +154,7 @@ void vec_dot_q3_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_str
           }
         }
       }
-      if constexpr (T == 1) {
-        const v128_t s0 = wasm_i32x4_mul(simd::hsum4_i32(sub[0], sub[1], sub[2], sub[3]), wasm_i32x4_extend_low_i16x8(sc_lo));
-        const v128_t s1 = wasm_i32x4_mul(simd::hsum4_i32(sub[4], sub[5], sub[6], sub[7]), wasm_i32x4_extend_high_i16x8(sc_lo));
-        const v128_t s2 = wasm_i32x4_mul(simd::hsum4_i32(sub[8], sub[9], sub[10], sub[11]), wasm_i32x4_extend_low_i16x8(sc_hi));
-        const v128_t s3 = wasm_i32x4_mul(simd::hsum4_i32(sub[12], sub[13], sub[14], sub[15]), wasm_i32x4_extend_high_i16x8(sc_hi));
-        isum[0] = wasm_i32x4_add(wasm_i32x4_add(s0, s1), wasm_i32x4_add(s2, s3));
-      }
+      if constexpr (T == 1) isum[0] = simd::scale_sub_dots16(sub, sc_lo, sc_hi);
       const float d = fp16_to_fp32_fast(x[i].d);
       for (int t = 0; t < T; ++t) {
         const int offsets = simd::hsum_i32(wasm_i32x4_add(wasm_i32x4_dot_i16x8(sc_lo, wasm_v128_load(y[t][i].bsums)),

@@ -156,6 +156,8 @@ torch.save(sd, sys.argv[2] + '/copied.pth')`, path.join(dir, 'consolidated.00.pt
     const shard = fs.readFileSync(path.join(dir, 'consolidated.01.pth'));
     await expect(openModel([file('params.json'), file('consolidated.00.pth'), file('consolidated.01.pth', shard.subarray(0, shard.length - 5000))]))
       .rejects.toMatchObject({ code: expect.stringMatching(/TRUNCATED|BAD_FORMAT/) });
+    await expect(openModel([file('params.json', Buffer.alloc(2 * 1024 * 1024, 0x20)), file('consolidated.00.pth')]))
+      .rejects.toMatchObject({ code: 'TOO_LARGE', message: expect.stringContaining('params.json of 2097152 bytes') });
     await expect(openModel([file('params.json', Buffer.from('{"dim": 64}')), file('consolidated.00.pth'), file('consolidated.01.pth')]))
       .rejects.toMatchObject({ code: 'BAD_FORMAT', message: expect.stringContaining('n_layers') });
   });

@@ -7,7 +7,7 @@ import { looksLikePth, readPthDirectory } from './parse/read-pth-directory.js';
 import { readModelDirectory } from './parse/read-model-directory.js';
 import { openByteSource } from './sources/byte-source.js';
 import { loadWasmModule } from './wasm/load-module.js';
-import { fileNameOf, findCheckpoint, readText } from './model/checkpoint-files.js';
+import { fileNameOf, findCheckpoint, readParams } from './model/checkpoint-files.js';
 
 /**
  * @param {unknown} input URL, path, file: URL, Blob/File, ArrayBuffer, typed array, Response, ReadableStream or ByteSource;
@@ -44,7 +44,7 @@ export async function inspect(input, { signal, fetch, wasm } = {}) {
  * with its shard's index), read by ranges, no tensor data.
  */
 async function inspectCheckpoint(wasm, checkpoint, { signal, fetch }) {
-  const text = await readText(checkpoint.params, { signal, fetch });
+  const text = await readParams(checkpoint.params, { signal, fetch });
   let params;
   try {
     params = JSON.parse(text);

@@ -4,6 +4,7 @@
 import { WasmLMError, throwIfAborted, throwIfBindingError } from './errors.js';
 import { readModelDirectory } from './parse/read-model-directory.js';
 import { openByteSource } from './sources/byte-source.js';
+import { concatBytes, readWhole } from './sources/read-whole.js';
 import { loadWasmModule } from './wasm/load-module.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
@@ -93,7 +94,7 @@ export async function openTokenizer(input, { signal, fetch, wasm, tiktokenSpecia
         throw error;
       }
     }
-    const bytes = await readWhole(source, signal);
+    const bytes = await readWhole(source, { limit: MAX_TOKENIZER_FILE, what: 'a tokenizer file', signal });
     throwIfAborted(signal);
     return new Tokenizer(module.tokenizerFromFile(bytes, tiktokenSpecialTokens ?? null));
   } finally {
@@ -121,7 +122,7 @@ async function readHead(source, signal) {
     chunks.push(next.value);
     length += next.value.length;
   }
-  const head = copyBytes(concat(chunks, length)).subarray(0, HEAD_BYTES);
+  const head = concatBytes(chunks, length).subarray(0, HEAD_BYTES);
   const replay = new ReadableStream({
     start(controller) {
       for (const c of chunks) controller.enqueue(c);
@@ -139,59 +140,8 @@ async function readHead(source, signal) {
   return { head, rest: { size: source.size, stream: () => replay, close: () => source.close?.() } };
 }
 
-/** The whole file, in one Uint8Array of this realm (Embind checks instanceof). */
-async function readWhole(source, signal) {
-  if (source.size !== undefined && source.size > MAX_TOKENIZER_FILE) throw tooLarge(source.size);
-  const chunks = [];
-  let length = 0;
-  const add = (chunk) => {
-    length += chunk.length;
-    if (length > MAX_TOKENIZER_FILE) throw tooLarge(length);
-    chunks.push(chunk);
-  };
-  if (typeof source.read === 'function') {
-    const step = 16 * 1024 * 1024;
-    for (;;) {
-      throwIfAborted(signal);
-      const want = source.size === undefined ? step : Math.min(step, source.size - length);
-      if (want <= 0) break;
-      const chunk = await source.read(length, want);
-      if (chunk.length === 0) break;
-      add(chunk);
-      if (chunk.length < want) break;
-    }
-  } else {
-    const reader = source.stream().getReader();
-    try {
-      for (;;) {
-        throwIfAborted(signal);
-        const next = await reader.read();
-        if (next.done) break;
-        add(next.value);
-      }
-    } finally {
-      reader.releaseLock();
-    }
-  }
-  return concat(chunks, length);
-}
-
-function concat(chunks, length) {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
 function copyBytes(bytes) {
   const out = new Uint8Array(bytes.length);
   out.set(bytes);
   return out;
-}
-
-function tooLarge(size) {
-  return new WasmLMError('TOO_LARGE', `a tokenizer file of ${size} bytes is larger than the ${MAX_TOKENIZER_FILE}-byte limit`);
 }

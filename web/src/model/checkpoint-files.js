@@ -3,6 +3,7 @@
 // folder) among which is a params.json. Returns its parts by role.
 import { WasmLMError } from '../errors.js';
 import { openByteSource } from '../sources/byte-source.js';
+import { readWhole } from '../sources/read-whole.js';
 import { isNode } from '../wasm/environment.js';
 
 const SHARD = /^consolidated\.(\d+)\.pth$/;
@@ -43,13 +44,11 @@ export function isPthName(input) {
   return !Array.isArray(input) && PTH.test(fileNameOf(input) ?? '');
 }
 
-/** The whole of a small file (params.json) as text. */
-export async function readText(input, options) {
+/** A checkpoint's params.json as text (a few hundred bytes; refused past 1 MiB). */
+export async function readParams(input, options) {
   const source = await openByteSource(input, options);
   try {
-    const bytes = typeof source.read === 'function' && source.size != null
-      ? await source.read(0, source.size)
-      : new Uint8Array(await new Response(source.stream()).arrayBuffer());
+    const bytes = await readWhole(source, { limit: 1024 * 1024, what: 'params.json', signal: options.signal });
     return new TextDecoder().decode(bytes);
   } finally {
     await source.close?.();

@@ -10,7 +10,7 @@ import { pushBytes } from '../wasm/push-bytes.js';
 import { readUntilDone } from '../parse/read-pth-directory.js';
 import { checkModelFits, estimateModelMemory, reserveHeap } from './memory-check.js';
 import { ProgressReporter } from './stream-load.js';
-import { readText } from './checkpoint-files.js';
+import { readParams } from './checkpoint-files.js';
 
 const PIECE = 8 * 1024 * 1024;
 
@@ -25,7 +25,7 @@ export async function loadCheckpoint(wasm, model, checkpoint, {
 }) {
   const sources = [];
   try {
-    const params = await readText(checkpoint.params, { signal, fetch });
+    const params = await readParams(checkpoint.params, { signal, fetch });
     for (const shard of checkpoint.shards) {
       const source = await openByteSource(shard, { signal, fetch });
       sources.push(source);

@@ -4,14 +4,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, describeWithChromium } from '../js/helpers/chromium.js';
 import { startTestServer } from '../js/helpers/serve.js';
-import { describeWithTestdata, RWKV_5V2_FP32, STORIES_GGUF, testdataPath } from '../js/helpers/testdata.js';
+import { RWKV_5V2_FP32, STORIES_GGUF, testdataPath } from '../js/helpers/testdata.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TIMEOUT = 60_000;
 const ARTIFACTS = path.resolve('tests/.tmp/artifacts'); // screenshots
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** Runs the probe worker on the page and returns its report. */
 function probe(page, message) {
@@ -24,17 +22,6 @@ function probe(page, message) {
     worker.onerror = (event) => reject(new Error(`worker error: ${event.message}`));
     worker.postMessage(msg);
   }), message);
-}
-
-function describeWithChromium(name, body) {
-  if (fs.existsSync(CHROMIUM)) return describeWithTestdata(name, body);
-  if (process.env.CI === 'true') {
-    return describe(name, () => test('has Chromium', () => {
-      throw new Error(`${CHROMIUM} is missing (scripts/setup.sh installs it)`);
-    }));
-  }
-  console.warn(`SKIPPED "${name}": no ${CHROMIUM}`);
-  return describe.skip(name, () => test.skip('needs Chromium', () => {}));
 }
 
 describeWithChromium('in Chromium', () => {

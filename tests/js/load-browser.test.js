@@ -5,19 +5,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, describeWithChromium } from './helpers/chromium.js';
 import { startTestServer } from './helpers/serve.js';
-import { describeWithTestdata, STORIES_GGUF, testdataPath } from './helpers/testdata.js';
+import { STORIES_GGUF, testdataPath } from './helpers/testdata.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TIMEOUT = 60_000;
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const MODEL = `/testdata/${STORIES_GGUF}`;
 const PROMPT = [1, 403, 407, 261, 378];
 
-const describeIfChromium = fs.existsSync(CHROMIUM) || process.env.CI === 'true' ? describeWithTestdata : describe.skip;
-
-describeIfChromium('openModel in Chromium', () => {
+describeWithChromium('openModel in Chromium', () => {
   let server;
   let requests = [];
   let drop = null;

@@ -15,30 +15,17 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, describeWithChromium } from '../js/helpers/chromium.js';
 import { startTestServer } from '../js/helpers/serve.js';
-import { describeWithTestdata, REPO_ROOT, STORIES_GGUF, testdataPath } from '../js/helpers/testdata.js';
+import { REPO_ROOT, STORIES_GGUF, testdataPath } from '../js/helpers/testdata.js';
 
 const execFileAsync = promisify(execFile);
-const CHROMIUM = '/usr/bin/chromium';
 const TIMEOUT = 60_000;
 const APP = path.join(REPO_ROOT, 'tests', 'vite', 'app');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 // What Vite may warn about: the package's Node-only code paths (behind
 // runtime checks, never reached in a browser) import node: modules, and the
 // Emscripten glue calls require() for Node; Vite stubs those out.
 const HARMLESS_WARNING = /has been externalized for browser compatibility/;
-
-function describeWithChromium(name, body) {
-  if (fs.existsSync(CHROMIUM)) return describeWithTestdata(name, body);
-  if (process.env.CI === 'true') {
-    return describe(name, () => test('has Chromium', () => {
-      throw new Error(`${CHROMIUM} is missing (scripts/setup.sh installs it)`);
-    }));
-  }
-  console.warn(`SKIPPED "${name}": no ${CHROMIUM}`);
-  return describe.skip(name, () => test.skip('needs Chromium', () => {}));
-}
 
 /** A project directory with the app and the package installed as npm would: its `files` and package.json. */
 function stageProject() {

@@ -31,13 +31,11 @@ import { startServer } from '../../../scripts/serve.js';
 import { BANNED_BELOW } from './bench-ours.js';
 import { ensureModel, SIZES, TYPES } from './gen-model.js';
 import { ensureRwkvModel, RWKV_ARCHS, RWKV_EOT, RWKV_TYPES } from './gen-rwkv-model.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../js/helpers/chromium.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../../..');
 const TESTDATA = process.env.WASMLM_TESTDATA ?? path.resolve(REPO, '..', 'shared', 'testdata');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ENGINES = ['native', 'ours-node', 'ours-chromium', 'wllama'];
 const WLLAMA_BUILDS = ['default', 'compat'];
 const TARGETS = { decodeVsNative: 0.5, promptVsNative: 0.25, vsWllama: 3 };

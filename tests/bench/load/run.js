@@ -29,13 +29,13 @@ import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../../scripts/serve.js';
 import { ensureModel, modelFileName } from '../llama/gen-model.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../js/helpers/chromium.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../../..');
 const TESTDATA = process.env.WASMLM_TESTDATA ?? path.resolve(REPO, '..', 'shared', 'testdata');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--remote-debugging-port=0'];
+// CDP (the JS heap sampling) over a port of Chromium's choosing.
+const LAUNCH_ARGS = [...CHROMIUM_ARGS, '--remote-debugging-port=0'];
 const TARGET_RATIO = 1.2;
 const TARGET_HEAP_SLACK = 64 * 2 ** 20;
 const MB = 1e6; // sizes and speeds in decimal MB; heaps in MiB (see format())
@@ -222,7 +222,7 @@ class Bench {
     const self = new Bench();
     self.server = await startServer({ port: 0, root, testdata: modelsDir });
     self.profile = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmlm-load-'));
-    self.context = await chromium.launchPersistentContext(self.profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    self.context = await chromium.launchPersistentContext(self.profile, { executablePath: CHROMIUM, args: LAUNCH_ARGS });
     try {
       self.cdp = await Cdp.connect(self.profile);
     } catch (error) {

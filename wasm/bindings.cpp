@@ -807,8 +807,7 @@ bool threaded_build() {
 
 // Free heap: the allocator's free bytes (holes and its top chunk), its top
 // chunk alone, and the memory above the break that it has not taken yet.
-// reserveHeap() grows the heap by only what these cannot give, since
-// Emscripten grows it by at least 20% whenever it grows.
+// reserveHeap() grows the heap by only what these cannot give.
 emscripten::val heap_free() {
   const struct mallinfo info = mallinfo();
   const auto brk = reinterpret_cast<uintptr_t>(sbrk(0));

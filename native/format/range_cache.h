@@ -23,7 +23,6 @@ class RangeCache {
 
   uint64_t size() const { return size_; }
   void add(uint64_t offset, std::vector<uint8_t> bytes) { ranges_[offset] = std::move(bytes); }
-  void clear() { ranges_.clear(); }
   // Reads within one added range; 0 bytes past the end of the file; else NeedRange.
   ReadAt reader() const;
 

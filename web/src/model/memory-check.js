@@ -63,12 +63,12 @@ const RESERVE_MARGIN = 24 * MiB;
 const PIECE_LIMIT = 1536 * MiB;
 
 /**
- * Grows the heap once to what the model will still take, instead of by +20%
- * steps as the tensors arrive, which would overshoot by up to 96 MiB.
- * Only what free memory cannot give is added, by one malloc at the top
- * chunk, freed at once (the allocator keeps it). Nothing is added when free
- * memory holds the weights and KV cache and lacks only some of the margin:
- * Emscripten grows by at least 20% whenever it grows.
+ * Grows the heap once to what the model will still take, instead of in
+ * steps as the tensors arrive (each Emscripten growth adds up to 20% and
+ * overshoots the request by up to 16 MiB: -sMEMORY_GROWTH_GEOMETRIC_CAP).
+ * Only what free memory cannot give is added, by mallocs at the top chunk,
+ * freed at once (the allocator keeps the room). Nothing is added when free
+ * memory holds the weights and KV cache and lacks only some of the margin.
  * `allocated`: weight bytes already placed (the first tensor may start in
  * the header's last piece). `margin`: working space to add (none when the
  * estimate holds a transient tensor whose room is freed after the load).

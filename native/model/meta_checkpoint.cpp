@@ -62,6 +62,7 @@ const PthTensor& tensor_in(const PthCheckpoint& c, const std::string& name, size
 MetaCheckpointPlan plan_meta_checkpoint(const std::string& params_json, const std::vector<PthCheckpoint>& parts,
                                         const std::vector<uint64_t>& shard_sizes) {
   if (parts.empty()) fail(ErrorCode::BadFormat, kNoOffset, "a Meta checkpoint needs at least one consolidated.NN.pth");
+  if (shard_sizes.size() != parts.size()) fail(ErrorCode::Internal, kNoOffset, "plan_meta_checkpoint: one size per shard");
   nlohmann::json params;
   try {
     params = nlohmann::json::parse(params_json);
@@ -103,10 +104,7 @@ MetaCheckpointPlan plan_meta_checkpoint(const std::string& params_json, const st
   std::vector<std::pair<std::string, NameMap>> wanted;
   for (const NameMap& n : kModelNames) wanted.push_back({n.meta, n});
   for (uint32_t l = 0; l < n_layer; ++l)
-    for (const NameMap& n : kLayerNames) {
-      NameMap named = n;
-      wanted.push_back({"layers." + std::to_string(l) + "." + n.meta, named});
-    }
+    for (const NameMap& n : kLayerNames) wanted.push_back({"layers." + std::to_string(l) + "." + n.meta, n});
 
   for (size_t index = 0; index < wanted.size(); ++index) {
     const std::string& meta_name = wanted[index].first;

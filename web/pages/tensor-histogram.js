@@ -66,7 +66,7 @@ async function plainStats(source, tensor, info, littleEndian, signal) {
   return stats;
 }
 
-/** Calls `visit(value)` for each value of the tensor (or each sampled one); returns how many. */
+/** Calls `visit(value)` for each value of the tensor; returns how many. */
 async function forEachValue(wasm, source, tensor, info, littleEndian, signal, visit) {
   const read = PLAIN[info.name];
   // Quantized chunks expand to floats (Q4_K: 7x): read them smaller.

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "quant/quant_traits.h"
+#include "quant/quant_types.h"
 #include "quant/wide_activations.h"
 
 namespace wasmlm {
@@ -16,10 +17,8 @@ constexpr int64_t kRowsPerTask = 64;
 // Tokens per inner tile in matmul: their activations stay in L1/L2 while a
 // weight row is reused against them.
 constexpr int64_t kTokenTile = 8;
-// Wide kernels: tokens per tile (their int16 activations stay in L2) and per
-// kernel call (one pass over a weight row).
-constexpr int64_t kWideTokenTile = 16;
-constexpr int64_t kWideTokensPerCall = 4;
+// Wide kernels: tokens per tile (their int16 activations stay in L2).
+constexpr int64_t kWideTokenTile = kMaxWideTokens;
 
 const QuantTraits& checked_traits(const WeightMatrix& w) {
   const QuantTraits& t = quant_traits(w.type);
@@ -56,9 +55,9 @@ const uint8_t* quantize_activations(const QuantTraits& t, const float* x, int64_
 }
 
 // Rows [r0, r1) of w for all n_tokens. The SIMD path (t.vec_dot_wide and
-// `wide` non-null): each weight row is unpacked once per group of up to 4
-// tokens against activations widened to int16; else one vec_dot per row and
-// token.
+// `wide` non-null): each weight row is unpacked once per group of up to
+// t.wide_tokens tokens against activations widened to int16; else one vec_dot
+// per row and token.
 void run_rows(const QuantTraits& t, VecDotFn dot, const WeightMatrix& w, int64_t r0, int64_t r1, const uint8_t* act,
               uint64_t act_bytes, const uint8_t* wide, uint64_t wide_bytes, int64_t n_tokens, float* y) {
   const auto* weights = static_cast<const uint8_t*>(w.data);
@@ -67,9 +66,9 @@ void run_rows(const QuantTraits& t, VecDotFn dot, const WeightMatrix& w, int64_t
       const int64_t t1 = std::min(n_tokens, t0 + kWideTokenTile);
       for (int64_t r = r0; r < r1; ++r) {
         const uint8_t* row = weights + r * w.row_bytes;
-        for (int64_t tok = t0; tok < t1; tok += kWideTokensPerCall)
+        for (int64_t tok = t0; tok < t1; tok += t.wide_tokens)
           t.vec_dot_wide(w.cols, row, wide + tok * wide_bytes, static_cast<int64_t>(wide_bytes),
-                         static_cast<int>(std::min(kWideTokensPerCall, t1 - tok)), y + tok * w.rows + r, w.rows);
+                         static_cast<int>(std::min<int64_t>(t.wide_tokens, t1 - tok)), y + tok * w.rows + r, w.rows);
       }
     }
     return;

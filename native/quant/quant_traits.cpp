@@ -2,6 +2,7 @@
 
 #include "quant/blocks.h"
 #include "quant/quant_types.h"
+#include "quant/wide_activations.h"
 
 namespace wasmlm {
 
@@ -60,8 +61,11 @@ struct Table {
     rows[static_cast<int>(GgmlType::Q2_K)].vec_dot_wide = vec_dot_q2_K_q8_Kw;
     rows[static_cast<int>(GgmlType::Q3_K)].vec_dot_wide = vec_dot_q3_K_q8_Kw;
     rows[static_cast<int>(GgmlType::Q4_K)].vec_dot_wide = vec_dot_q4_K_q8_Kw;
+    rows[static_cast<int>(GgmlType::Q4_K)].wide_tokens = kMaxWideTokens;
     rows[static_cast<int>(GgmlType::Q5_K)].vec_dot_wide = vec_dot_q5_K_q8_Kw;
+    rows[static_cast<int>(GgmlType::Q5_K)].wide_tokens = kMaxWideTokens;
     rows[static_cast<int>(GgmlType::Q6_K)].vec_dot_wide = vec_dot_q6_K_q8_Kw;
+    rows[static_cast<int>(GgmlType::Q6_K)].wide_tokens = kMaxWideTokens;
     rows[static_cast<int>(GgmlType::Q8_0)].from_float_fast = quantize_row_q8_0_simd;
     rows[static_cast<int>(GgmlType::Q8_K)].from_float_fast = quantize_row_q8_K_simd;
 #endif

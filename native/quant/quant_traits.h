@@ -12,8 +12,9 @@ using ToFloatFn = void (*)(const void* src, float* dst, int64_t n);
 using FromFloatFn = void (*)(const float* src, void* dst, int64_t n);
 // Dot product of n weights with n activations quantized to vec_dot_type.
 using VecDotFn = float (*)(int64_t n, const void* weights, const void* activations);
-// One weight row against 1 to 4 tokens' widened activations
-// (wide_activations.h): out[t * out_stride] = dot(weights, activations + t * act_stride).
+// One weight row against 1 to QuantTraits::wide_tokens tokens' widened
+// activations (wide_activations.h):
+// out[t * out_stride] = dot(weights, activations + t * act_stride).
 using VecDotWideFn = void (*)(int64_t n, const void* weights, const void* activations, int64_t act_stride,
                               int n_tokens, float* out, int64_t out_stride);
 
@@ -31,6 +32,7 @@ struct QuantTraits {
   // SIMD builds: the same dot against widened activations, several tokens per
   // pass over the weights. nullptr: matrix products use vec_dot.
   VecDotWideFn vec_dot_wide = nullptr;
+  int wide_tokens = 4;  // the most tokens vec_dot_wide takes per call (<= kMaxWideTokens)
   // SIMD builds: a faster from_float giving the same bytes; nullptr: none.
   FromFloatFn from_float_fast = nullptr;
 };

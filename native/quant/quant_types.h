@@ -85,11 +85,11 @@ void quantize_row_q8_K_simd(const float* x, void* dst, int64_t n);
 #endif
 #undef WASMLM_DECLARE_DOT
 
-#ifdef __wasm_simd128__
 // Weights against activations widened to int16 (wide_activations.h), for 1 to
-// kMaxWideTokens tokens sharing one pass over the weight row:
-// out[t * out_stride] = dot(w, (bytes) a + t * act_stride).
-constexpr int kMaxWideTokens = 4;
+// QuantTraits::wide_tokens (at most kMaxWideTokens) tokens sharing one pass
+// over the weight row: out[t * out_stride] = dot(w, (bytes) a + t * act_stride).
+constexpr int kMaxWideTokens = 16;
+#ifdef __wasm_simd128__
 #define WASMLM_DECLARE_WIDE_DOT(name)                                                                 \
   void vec_dot_##name(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out, \
                       int64_t out_stride);

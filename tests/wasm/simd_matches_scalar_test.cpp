@@ -12,6 +12,7 @@
 #include "quant/fp16.h"
 #include "quant/k_scales.h"
 #include "quant/quant_traits.h"
+#include "quant/quant_types.h"
 #include "quant/wide_activations.h"
 
 using namespace wasmlm;
@@ -86,7 +87,8 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
     if (!t.vec_dot_wide) continue;
     for (int64_t n : {256, 4096, 11008}) {
       if (n % info->block_size) continue;
-      for (int n_tokens = 1; n_tokens <= 4; ++n_tokens) {
+      for (int n_tokens : {1, 2, 3, 4, 5, 7, 13, 16}) {
+        if (n_tokens > t.wide_tokens) continue;
         std::vector<uint8_t> w = random_weights(info->type, n, rng);
         const uint64_t q_bytes = *ggml_nbytes(t.vec_dot_type, n), wide_bytes = wide_activation_bytes(t.vec_dot_type, n);
         std::vector<uint8_t> qa(q_bytes * n_tokens + 16), wide(wide_bytes * n_tokens + 16);
@@ -95,7 +97,8 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
           quant_traits(t.vec_dot_type).from_float(a.data(), qa.data() + tok * q_bytes, n);
           widen_activations(t.vec_dot_type, qa.data() + tok * q_bytes, wide.data() + tok * wide_bytes, n);
         }
-        float out[2 * 4];
+        ASSERT_LE(t.wide_tokens, kMaxWideTokens);
+        float out[2 * kMaxWideTokens];
         t.vec_dot_wide(n, w.data(), wide.data(), static_cast<int64_t>(wide_bytes), n_tokens, out, 2);
         for (int tok = 0; tok < n_tokens; ++tok) {
           const float ref = t.vec_dot_ref(n, w.data(), qa.data() + tok * q_bytes);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include "quant/k_scales.h"
+#include "quant/k_tokens.h"
 #include "quant/quant_search.h"
 #include "quant/blocks.h"
 #include "quant/fp16.h"
@@ -95,60 +96,89 @@ float vec_dot_q4_K_q8_K_simd(int64_t n, const void* w, const void* a) {
 }
 
 
+namespace {
+
+// One token: the 8 sub-blocks' dots reduced to one lane each (hsum4) and
+// scaled by 4 lanes at once.
+float q4_K_one_token(int64_t nb, const block_q4_K* x, const block_q8_Kw* y) {
+  const v128_t m4 = wasm_i16x8_splat(0x0F);
+  float sum = 0;
+  for (int64_t i = 0; i < nb; ++i) {
+    const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
+    const v128_t mins = wasm_u16x8_extend_high_u8x16(scales_mins);
+    const uint8_t* q4 = x[i].qs;
+    v128_t sub[8];
+    for (int j = 0; j < 8; j += 2, q4 += 32) {
+      const v128_t v0 = wasm_v128_load(q4), v1 = wasm_v128_load(q4 + 16);
+      const v128_t l0 = wasm_u16x8_extend_low_u8x16(v0), l1 = wasm_u16x8_extend_high_u8x16(v0);
+      const v128_t l2 = wasm_u16x8_extend_low_u8x16(v1), l3 = wasm_u16x8_extend_high_u8x16(v1);
+      const int16_t* q8 = y[i].qs + 32 * j;
+      sub[j] = simd::dot_i16x32(wasm_v128_and(l0, m4), wasm_v128_and(l1, m4), wasm_v128_and(l2, m4),
+                                wasm_v128_and(l3, m4), q8);
+      sub[j + 1] = simd::dot_i16x32(wasm_u16x8_shr(l0, 4), wasm_u16x8_shr(l1, 4), wasm_u16x8_shr(l2, 4),
+                                    wasm_u16x8_shr(l3, 4), q8 + 32);
+    }
+    const v128_t sc = wasm_u16x8_extend_low_u8x16(scales_mins);
+    const v128_t isum =
+        wasm_i32x4_add(wasm_i32x4_mul(simd::hsum4_i32(sub[0], sub[1], sub[2], sub[3]), wasm_u32x4_extend_low_u16x8(sc)),
+                       wasm_i32x4_mul(simd::hsum4_i32(sub[4], sub[5], sub[6], sub[7]), wasm_u32x4_extend_high_u16x8(sc)));
+    const int summs = simd::hsum_i32(wasm_i32x4_dot_i16x8(mins, wasm_v128_load(y[i].gsums)));
+    sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * simd::hsum_i32(isum) - fp16_to_fp32_fast(x[i].dmin) * summs);
+  }
+  return sum;
+}
+
+// Several tokens: per pair of sub-blocks, the 64 weights are unpacked and
+// multiplied by their sub-block's scale in int16 once (15 * 63 fits), then
+// dotted with every token, summing into one int32 vector per token and
+// super-block (k_tokens.h); the float arithmetic is one token's (the same
+// bits).
+void q4_K_tokens(int64_t nb, const block_q4_K* x, const uint8_t* a, int64_t act_stride, int n_tokens, float* out,
+                 int64_t out_stride) {
+  const v128_t m4 = wasm_i16x8_splat(0x0F);
+  float sum[kMaxWideTokens];
+  v128_t isum[kMaxWideTokens];
+  for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
+  auto row = [&](int t) { return reinterpret_cast<const block_q8_Kw*>(a + t * act_stride); };
+  for (int64_t i = 0; i < nb; ++i) {
+    const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
+    alignas(16) uint8_t sm[16];
+    wasm_v128_store(sm, scales_mins);
+    const uint8_t* q4 = x[i].qs;
+    for (int j = 0; j < 8; j += 2, q4 += 32) {
+      const v128_t v0 = wasm_v128_load(q4), v1 = wasm_v128_load(q4 + 16);
+      const v128_t l[4] = {wasm_u16x8_extend_low_u8x16(v0), wasm_u16x8_extend_high_u8x16(v0),
+                           wasm_u16x8_extend_low_u8x16(v1), wasm_u16x8_extend_high_u8x16(v1)};
+      const v128_t sc_lo = wasm_i16x8_splat(sm[j]), sc_hi = wasm_i16x8_splat(sm[j + 1]);
+      v128_t w[8];
+      for (int k = 0; k < 4; ++k) {
+        w[k] = wasm_i16x8_mul(wasm_v128_and(l[k], m4), sc_lo);
+        w[4 + k] = wasm_i16x8_mul(wasm_u16x8_shr(l[k], 4), sc_hi);
+      }
+      const int runs[4] = {32 * j, 32 * j + 16, 32 * j + 32, 32 * j + 48};
+      simd::dot64_tokens(w, row(0)[i].qs, act_stride, runs, n_tokens, j == 0, isum);
+    }
+    // The reference's float arithmetic on the same integer sums: the same bits.
+    const v128_t mins = wasm_u16x8_extend_high_u8x16(scales_mins);
+    const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);
+    for (int t = 0; t < n_tokens; ++t) {
+      const block_q8_Kw& y = row(t)[i];
+      const int summs = simd::hsum_i32(wasm_i32x4_dot_i16x8(mins, wasm_v128_load(y.gsums)));
+      sum[t] += y.d * (d * simd::hsum_i32(isum[t]) - dmin * summs);
+    }
+  }
+  for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];
+}
+
+}  // namespace
+
 void vec_dot_q4_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                         int64_t out_stride) {
   const auto* x = static_cast<const block_q4_K*>(w);
-  const v128_t m4 = wasm_i16x8_splat(0x0F);
-  simd::dispatch_tokens(n_tokens, [&](auto nt) {
-    constexpr int T = decltype(nt)::value;
-    const block_q8_Kw* y[T];
-    float sum[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      sum[t] = 0;
-    }
-    for (int64_t i = 0; i < n / QK_K; ++i) {
-      const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
-      alignas(16) uint8_t sm[16];
-      wasm_v128_store(sm, scales_mins);
-      const v128_t mins = wasm_u16x8_extend_high_u8x16(scales_mins);
-      v128_t isum[T];
-      for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
-      const uint8_t* q4 = x[i].qs;
-      v128_t sub[8];  // one token: the 8 sub-blocks' unscaled dots
-      for (int j = 0; j < 8; j += 2, q4 += 32) {
-        const v128_t v0 = wasm_v128_load(q4), v1 = wasm_v128_load(q4 + 16);
-        const v128_t l0 = wasm_u16x8_extend_low_u8x16(v0), l1 = wasm_u16x8_extend_high_u8x16(v0);
-        const v128_t l2 = wasm_u16x8_extend_low_u8x16(v1), l3 = wasm_u16x8_extend_high_u8x16(v1);
-        const v128_t lo[4] = {wasm_v128_and(l0, m4), wasm_v128_and(l1, m4), wasm_v128_and(l2, m4), wasm_v128_and(l3, m4)};
-        const v128_t hi[4] = {wasm_u16x8_shr(l0, 4), wasm_u16x8_shr(l1, 4), wasm_u16x8_shr(l2, 4), wasm_u16x8_shr(l3, 4)};
-        if constexpr (T == 1) {
-          const int16_t* q8 = y[0][i].qs + 32 * j;
-          sub[j] = simd::dot_i16x32(lo[0], lo[1], lo[2], lo[3], q8);
-          sub[j + 1] = simd::dot_i16x32(hi[0], hi[1], hi[2], hi[3], q8 + 32);
-        } else {
-          const int16_t* q8[T];
-          for (int t = 0; t < T; ++t) q8[t] = y[t][i].qs + 32 * j;
-          simd::add_scaled_dots<T, 4>(lo, sm[j], q8, isum);  // 15 * 63 fits int16
-          for (int t = 0; t < T; ++t) q8[t] += 32;
-          simd::add_scaled_dots<T, 4>(hi, sm[j + 1], q8, isum);
-        }
-      }
-      if constexpr (T == 1) {
-        // Lane j of hsum4: sub-block j's sum; scaled by 4 lanes at once (the
-        // same integer total as scaling each sub-block).
-        const v128_t sc = wasm_u16x8_extend_low_u8x16(scales_mins);
-        isum[0] = wasm_i32x4_add(wasm_i32x4_mul(simd::hsum4_i32(sub[0], sub[1], sub[2], sub[3]), wasm_u32x4_extend_low_u16x8(sc)),
-                                 wasm_i32x4_mul(simd::hsum4_i32(sub[4], sub[5], sub[6], sub[7]), wasm_u32x4_extend_high_u16x8(sc)));
-      }
-      const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);
-      for (int t = 0; t < T; ++t) {
-        const int summs = simd::hsum_i32(wasm_i32x4_dot_i16x8(mins, wasm_v128_load(y[t][i].gsums)));
-        sum[t] += y[t][i].d * (d * simd::hsum_i32(isum[t]) - dmin * summs);
-      }
-    }
-    for (int t = 0; t < T; ++t) out[t * out_stride] = sum[t];
-  });
+  if (n_tokens == 1)
+    out[0] = q4_K_one_token(n / QK_K, x, static_cast<const block_q8_Kw*>(a));
+  else
+    q4_K_tokens(n / QK_K, x, static_cast<const uint8_t*>(a), act_stride, n_tokens, out, out_stride);
 }
 #endif
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include "quant/k_scales.h"
+#include "quant/k_tokens.h"
 #include "quant/quant_search.h"
 #include "quant/blocks.h"
 #include "quant/fp16.h"
@@ -119,55 +120,104 @@ float vec_dot_q5_K_q8_K_simd(int64_t n, const void* w, const void* a) {
   return sum;
 }
 
+namespace {
+
+// The 5-bit levels (0..31) of weights 64 j/2 .. 64 j/2 + 63 (sub-blocks j and
+// j + 1) in int16 lanes. h: the block's qh bytes widened to int16; byte l of
+// qh holds bit j (sub-block j) and bit j + 1 (sub-block j + 1) of weight l
+// of the pair.
+inline void q5_K_levels(const uint8_t* q4, const v128_t (&h)[4], int j, v128_t (&lo)[4], v128_t (&hi)[4]) {
+  const v128_t m4 = wasm_i16x8_splat(0x0F), bit4 = wasm_i16x8_splat(0x10);
+  const v128_t v0 = wasm_v128_load(q4), v1 = wasm_v128_load(q4 + 16);
+  const v128_t l[4] = {wasm_u16x8_extend_low_u8x16(v0), wasm_u16x8_extend_high_u8x16(v0),
+                       wasm_u16x8_extend_low_u8x16(v1), wasm_u16x8_extend_high_u8x16(v1)};
+  for (int k = 0; k < 4; ++k) {
+    const v128_t hj = wasm_u16x8_shr(h[k], j);  // this pair's bits at 0 and 1
+    lo[k] = wasm_v128_or(wasm_v128_and(l[k], m4), wasm_v128_and(wasm_i16x8_shl(hj, 4), bit4));
+    hi[k] = wasm_v128_or(wasm_u16x8_shr(l[k], 4), wasm_v128_and(wasm_i16x8_shl(hj, 3), bit4));
+  }
+}
+
+inline void q5_K_high_bits(const block_q5_K& b, v128_t (&h)[4]) {
+  const v128_t h0 = wasm_v128_load(b.qh), h1 = wasm_v128_load(b.qh + 16);
+  h[0] = wasm_u16x8_extend_low_u8x16(h0);
+  h[1] = wasm_u16x8_extend_high_u8x16(h0);
+  h[2] = wasm_u16x8_extend_low_u8x16(h1);
+  h[3] = wasm_u16x8_extend_high_u8x16(h1);
+}
+
+float q5_K_one_token(int64_t nb, const block_q5_K* x, const block_q8_Kw* y) {
+  float sum = 0;
+  for (int64_t i = 0; i < nb; ++i) {
+    const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
+    alignas(16) uint8_t sm[16];
+    wasm_v128_store(sm, scales_mins);
+    const v128_t mins = wasm_u16x8_extend_high_u8x16(scales_mins);
+    v128_t h[4];
+    q5_K_high_bits(x[i], h);
+    v128_t isum[1] = {wasm_i32x4_splat(0)};
+    const uint8_t* q4 = x[i].qs;
+    for (int j = 0; j < 8; j += 2, q4 += 32) {
+      v128_t lo[4], hi[4];
+      q5_K_levels(q4, h, j, lo, hi);
+      const int16_t* q8[1] = {y[i].qs + 32 * j};
+      simd::add_scaled_dots<1, 4>(lo, sm[j], q8, isum);
+      q8[0] += 32;
+      simd::add_scaled_dots<1, 4>(hi, sm[j + 1], q8, isum);
+    }
+    const int summs = simd::hsum_i32(wasm_i32x4_dot_i16x8(mins, wasm_v128_load(y[i].gsums)));
+    sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * simd::hsum_i32(isum[0]) - fp16_to_fp32_fast(x[i].dmin) * summs);
+  }
+  return sum;
+}
+
+// Several tokens: the levels scaled in int16 once (31 * 63 fits) and dotted
+// with every token (k_tokens.h); the float arithmetic is one token's.
+void q5_K_tokens(int64_t nb, const block_q5_K* x, const uint8_t* a, int64_t act_stride, int n_tokens, float* out,
+                 int64_t out_stride) {
+  float sum[kMaxWideTokens];
+  v128_t isum[kMaxWideTokens];
+  for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
+  auto row = [&](int t) { return reinterpret_cast<const block_q8_Kw*>(a + t * act_stride); };
+  for (int64_t i = 0; i < nb; ++i) {
+    const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
+    alignas(16) uint8_t sm[16];
+    wasm_v128_store(sm, scales_mins);
+    v128_t h[4];
+    q5_K_high_bits(x[i], h);
+    const uint8_t* q4 = x[i].qs;
+    for (int j = 0; j < 8; j += 2, q4 += 32) {
+      v128_t lo[4], hi[4];
+      q5_K_levels(q4, h, j, lo, hi);
+      const v128_t sc_lo = wasm_i16x8_splat(sm[j]), sc_hi = wasm_i16x8_splat(sm[j + 1]);
+      v128_t w[8];
+      for (int k = 0; k < 4; ++k) {
+        w[k] = wasm_i16x8_mul(lo[k], sc_lo);
+        w[4 + k] = wasm_i16x8_mul(hi[k], sc_hi);
+      }
+      const int runs[4] = {32 * j, 32 * j + 16, 32 * j + 32, 32 * j + 48};
+      simd::dot64_tokens(w, row(0)[i].qs, act_stride, runs, n_tokens, j == 0, isum);
+    }
+    const v128_t mins = wasm_u16x8_extend_high_u8x16(scales_mins);
+    const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);
+    for (int t = 0; t < n_tokens; ++t) {
+      const block_q8_Kw& y = row(t)[i];
+      const int summs = simd::hsum_i32(wasm_i32x4_dot_i16x8(mins, wasm_v128_load(y.gsums)));
+      sum[t] += y.d * (d * simd::hsum_i32(isum[t]) - dmin * summs);
+    }
+  }
+  for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];
+}
+
+}  // namespace
+
 void vec_dot_q5_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                         int64_t out_stride) {
   const auto* x = static_cast<const block_q5_K*>(w);
-  const v128_t m4 = wasm_i16x8_splat(0x0F), bit4 = wasm_i16x8_splat(0x10);
-  simd::dispatch_tokens(n_tokens, [&](auto nt) {
-    constexpr int T = decltype(nt)::value;
-    const block_q8_Kw* y[T];
-    float sum[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      sum[t] = 0;
-    }
-    for (int64_t i = 0; i < n / QK_K; ++i) {
-      const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
-      alignas(16) uint8_t sm[16];
-      wasm_v128_store(sm, scales_mins);
-      const v128_t mins = wasm_u16x8_extend_high_u8x16(scales_mins);
-      // The 5th bits of all 256 weights: byte l of qh holds bit 2j (group j) and
-      // 2j + 1 (group j + 1) of weight l of group pair j.
-      const v128_t h0 = wasm_v128_load(x[i].qh), h1 = wasm_v128_load(x[i].qh + 16);
-      const v128_t h[4] = {wasm_u16x8_extend_low_u8x16(h0), wasm_u16x8_extend_high_u8x16(h0),
-                           wasm_u16x8_extend_low_u8x16(h1), wasm_u16x8_extend_high_u8x16(h1)};
-      v128_t isum[T];
-      for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
-      const uint8_t* q4 = x[i].qs;
-      for (int j = 0; j < 8; j += 2, q4 += 32) {
-        const v128_t v0 = wasm_v128_load(q4), v1 = wasm_v128_load(q4 + 16);
-        const v128_t l[4] = {wasm_u16x8_extend_low_u8x16(v0), wasm_u16x8_extend_high_u8x16(v0),
-                             wasm_u16x8_extend_low_u8x16(v1), wasm_u16x8_extend_high_u8x16(v1)};
-        v128_t lo[4], hi[4];
-        for (int k = 0; k < 4; ++k) {
-          const v128_t hj = wasm_u16x8_shr(h[k], j);  // this pair's bits at 0 and 1
-          lo[k] = wasm_v128_or(wasm_v128_and(l[k], m4), wasm_v128_and(wasm_i16x8_shl(hj, 4), bit4));
-          hi[k] = wasm_v128_or(wasm_u16x8_shr(l[k], 4), wasm_v128_and(wasm_i16x8_shl(hj, 3), bit4));
-        }
-        const int16_t* q8[T];
-        for (int t = 0; t < T; ++t) q8[t] = y[t][i].qs + 32 * j;
-        simd::add_scaled_dots<T, 4>(lo, sm[j], q8, isum);  // 31 * 63 fits int16
-        for (int t = 0; t < T; ++t) q8[t] += 32;
-        simd::add_scaled_dots<T, 4>(hi, sm[j + 1], q8, isum);
-      }
-      const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);
-      for (int t = 0; t < T; ++t) {
-        const int summs = simd::hsum_i32(wasm_i32x4_dot_i16x8(mins, wasm_v128_load(y[t][i].gsums)));
-        sum[t] += y[t][i].d * (d * simd::hsum_i32(isum[t]) - dmin * summs);
-      }
-    }
-    for (int t = 0; t < T; ++t) out[t * out_stride] = sum[t];
-  });
+  if (n_tokens == 1)
+    out[0] = q5_K_one_token(n / QK_K, x, static_cast<const block_q8_Kw*>(a));
+  else
+    q5_K_tokens(n / QK_K, x, static_cast<const uint8_t*>(a), act_stride, n_tokens, out, out_stride);
 }
 #endif
 

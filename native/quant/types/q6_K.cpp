@@ -6,6 +6,7 @@
 #include "quant/quant_search.h"
 #include "quant/blocks.h"
 #include "quant/fp16.h"
+#include "quant/k_tokens.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
 #include "quant/wide_activations.h"
@@ -139,60 +140,99 @@ float vec_dot_q6_K_q8_K_simd(int64_t n, const void* w, const void* a) {
   return sum;
 }
 
+namespace {
+
+// The 6-bit levels (0..63, unsigned) of 64 weights of the half at ql/qh:
+// q[k][0..1] are weights l..l+15 of quarter k (elements half + l + 32 k).
+inline void q6_K_levels(const uint8_t* ql, const uint8_t* qh, int l, v128_t (&q)[4][2]) {
+  const v128_t m4 = wasm_i16x8_splat(0x0F), m3 = wasm_i16x8_splat(3);
+  const v128_t a0 = wasm_v128_load(ql + l), a1 = wasm_v128_load(ql + l + 32), h = wasm_v128_load(qh + l);
+  for (int k = 0; k < 2; ++k) {
+    const v128_t x0 = k ? wasm_u16x8_extend_high_u8x16(a0) : wasm_u16x8_extend_low_u8x16(a0);
+    const v128_t x1 = k ? wasm_u16x8_extend_high_u8x16(a1) : wasm_u16x8_extend_low_u8x16(a1);
+    const v128_t hk = k ? wasm_u16x8_extend_high_u8x16(h) : wasm_u16x8_extend_low_u8x16(h);
+    q[0][k] = wasm_v128_or(wasm_v128_and(x0, m4), wasm_i16x8_shl(wasm_v128_and(hk, m3), 4));
+    q[1][k] = wasm_v128_or(wasm_v128_and(x1, m4), wasm_i16x8_shl(wasm_v128_and(wasm_u16x8_shr(hk, 2), m3), 4));
+    q[2][k] = wasm_v128_or(wasm_u16x8_shr(x0, 4), wasm_i16x8_shl(wasm_v128_and(wasm_u16x8_shr(hk, 4), m3), 4));
+    q[3][k] = wasm_v128_or(wasm_u16x8_shr(x1, 4), wasm_i16x8_shl(wasm_u16x8_shr(hk, 6), 4));
+  }
+}
+
+// The -32 offset of every weight, once per block: the 16 scales in element
+// order match the 16 bsums; 32 * sum(scale * bsum), 4 lanes.
+inline v128_t q6_K_offset(const block_q6_K& b, const block_q8_Kw& y) {
+  const v128_t s8 = wasm_v128_load(b.scales);
+  const v128_t off = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(s8), wasm_v128_load(y.bsums)),
+                                    wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(s8), wasm_v128_load(y.bsums + 8)));
+  return wasm_i32x4_shl(off, 5);
+}
+
+float q6_K_one_token(int64_t nb, const block_q6_K* x, const block_q8_Kw* y) {
+  float sum = 0;
+  for (int64_t i = 0; i < nb; ++i) {
+    const uint8_t* ql = x[i].ql;
+    const uint8_t* qh = x[i].qh;
+    const int8_t* sc = x[i].scales;
+    v128_t isum[1] = {wasm_i32x4_splat(0)};
+    for (int half = 0; half < QK_K; half += 128, ql += 64, qh += 32, sc += 8)
+      for (int l = 0; l < 32; l += 16) {
+        v128_t q[4][2];
+        q6_K_levels(ql, qh, l, q);
+        for (int k = 0; k < 4; ++k) {
+          const int16_t* q8[1] = {y[i].qs + half + l + 32 * k};
+          simd::add_scaled_dots<1, 2>(q[k], sc[l / 16 + 2 * k], q8, isum);
+        }
+      }
+    sum += fp16_to_fp32_fast(x[i].d) * y[i].d * simd::hsum_i32(wasm_i32x4_sub(isum[0], q6_K_offset(x[i], y[i])));
+  }
+  return sum;
+}
+
+// Several tokens: the levels scaled in int16 once (63 * 128 fits) and dotted
+// with every token (k_tokens.h); the float arithmetic is one token's.
+void q6_K_tokens(int64_t nb, const block_q6_K* x, const uint8_t* a, int64_t act_stride, int n_tokens, float* out,
+                 int64_t out_stride) {
+  float sum[kMaxWideTokens];
+  v128_t isum[kMaxWideTokens];
+  for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
+  auto row = [&](int t) { return reinterpret_cast<const block_q8_Kw*>(a + t * act_stride); };
+  for (int64_t i = 0; i < nb; ++i) {
+    const uint8_t* ql = x[i].ql;
+    const uint8_t* qh = x[i].qh;
+    const int8_t* sc = x[i].scales;
+    for (int half = 0; half < QK_K; half += 128, ql += 64, qh += 32, sc += 8)
+      for (int l = 0; l < 32; l += 16) {
+        v128_t q[4][2];
+        q6_K_levels(ql, qh, l, q);
+        v128_t w[8];
+        for (int k = 0; k < 4; ++k) {
+          const v128_t s = wasm_i16x8_splat(sc[l / 16 + 2 * k]);
+          w[2 * k] = wasm_i16x8_mul(q[k][0], s);
+          w[2 * k + 1] = wasm_i16x8_mul(q[k][1], s);
+        }
+        const int runs[4] = {half + l, half + l + 32, half + l + 64, half + l + 96};
+        simd::dot64_tokens(w, row(0)[i].qs, act_stride, runs, n_tokens, half == 0 && l == 0, isum);
+      }
+    const float d = fp16_to_fp32_fast(x[i].d);
+    for (int t = 0; t < n_tokens; ++t) {
+      const block_q8_Kw& y = row(t)[i];
+      sum[t] += d * y.d * simd::hsum_i32(wasm_i32x4_sub(isum[t], q6_K_offset(x[i], y)));
+    }
+  }
+  for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];
+}
+
+}  // namespace
+
 // Weights stay unsigned (0..63) in int16 lanes; the -32 offset is applied
 // once per block through the activations' 16-element sums.
 void vec_dot_q6_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                         int64_t out_stride) {
   const auto* x = static_cast<const block_q6_K*>(w);
-  const v128_t m4 = wasm_i16x8_splat(0x0F), m3 = wasm_i16x8_splat(3);
-  simd::dispatch_tokens(n_tokens, [&](auto nt) {
-    constexpr int T = decltype(nt)::value;
-    const block_q8_Kw* y[T];
-    float sum[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      sum[t] = 0;
-    }
-    for (int64_t i = 0; i < n / QK_K; ++i) {
-      const uint8_t* ql = x[i].ql;
-      const uint8_t* qh = x[i].qh;
-      const int8_t* sc = x[i].scales;
-      v128_t isum[T];
-      for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
-      for (int half = 0; half < QK_K; half += 128, ql += 64, qh += 32, sc += 8) {
-        for (int l = 0; l < 32; l += 16) {
-          const int is = l / 16;
-          const v128_t a0 = wasm_v128_load(ql + l), a1 = wasm_v128_load(ql + l + 32), h = wasm_v128_load(qh + l);
-          v128_t q[4][2];  // [which quarter of the half][weights l..l+7, l+8..l+15]
-          for (int k = 0; k < 2; ++k) {
-            const v128_t x0 = k ? wasm_u16x8_extend_high_u8x16(a0) : wasm_u16x8_extend_low_u8x16(a0);
-            const v128_t x1 = k ? wasm_u16x8_extend_high_u8x16(a1) : wasm_u16x8_extend_low_u8x16(a1);
-            const v128_t hk = k ? wasm_u16x8_extend_high_u8x16(h) : wasm_u16x8_extend_low_u8x16(h);
-            q[0][k] = wasm_v128_or(wasm_v128_and(x0, m4), wasm_i16x8_shl(wasm_v128_and(hk, m3), 4));
-            q[1][k] = wasm_v128_or(wasm_v128_and(x1, m4), wasm_i16x8_shl(wasm_v128_and(wasm_u16x8_shr(hk, 2), m3), 4));
-            q[2][k] = wasm_v128_or(wasm_u16x8_shr(x0, 4), wasm_i16x8_shl(wasm_v128_and(wasm_u16x8_shr(hk, 4), m3), 4));
-            q[3][k] = wasm_v128_or(wasm_u16x8_shr(x1, 4), wasm_i16x8_shl(wasm_u16x8_shr(hk, 6), 4));
-          }
-          for (int k = 0; k < 4; ++k) {  // 63 * 128 fits int16
-            const int16_t* q8[T];
-            for (int t = 0; t < T; ++t) q8[t] = y[t][i].qs + half + l + 32 * k;
-            simd::add_scaled_dots<T, 2>(q[k], sc[is + 2 * k], q8, isum);
-          }
-        }
-      }
-      // The 16 scales in element order match the 16 bsums; subtract 32 * sum(scale * bsum).
-      const v128_t s8 = wasm_v128_load(x[i].scales);
-      const v128_t s_lo = wasm_i16x8_extend_low_i8x16(s8), s_hi = wasm_i16x8_extend_high_i8x16(s8);
-      const float d = fp16_to_fp32_fast(x[i].d);
-      for (int t = 0; t < T; ++t) {
-        const v128_t off = wasm_i32x4_add(wasm_i32x4_dot_i16x8(s_lo, wasm_v128_load(y[t][i].bsums)),
-                                          wasm_i32x4_dot_i16x8(s_hi, wasm_v128_load(y[t][i].bsums + 8)));
-        const v128_t total = wasm_i32x4_sub(isum[t], wasm_i32x4_shl(off, 5));
-        sum[t] += d * y[t][i].d * simd::hsum_i32(total);
-      }
-    }
-    for (int t = 0; t < T; ++t) out[t * out_stride] = sum[t];
-  });
+  if (n_tokens == 1)
+    out[0] = q6_K_one_token(n / QK_K, x, static_cast<const block_q8_Kw*>(a));
+  else
+    q6_K_tokens(n / QK_K, x, static_cast<const uint8_t*>(a), act_stride, n_tokens, out, out_stride);
 }
 #endif
 

@@ -76,7 +76,8 @@ double magnitude(const QuantTraits& t, const uint8_t* w, const uint8_t* qa, int6
 }  // namespace
 
 // The multi-token kernels over int16 activations: each token's result must
-// be what the scalar reference gives for that token alone.
+// be what the scalar reference gives for that token alone, and exactly what
+// the kernel gives for that token alone.
 TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
   std::mt19937 rng(99);
   int checked = 0;
@@ -85,7 +86,7 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
     if (!info) continue;
     const QuantTraits& t = quant_traits(info->type);
     if (!t.vec_dot_wide) continue;
-    for (int64_t n : {256, 4096, 11008}) {
+    for (int64_t n : {160, 256, 2080, 4096, 11008}) {
       if (n % info->block_size) continue;
       for (int n_tokens : {1, 2, 3, 4, 5, 7, 13, 16}) {
         if (n_tokens > t.wide_tokens) continue;
@@ -109,6 +110,11 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
           } else {
             EXPECT_NEAR(out[2 * tok], ref, 1e-5 * magnitude(t, w.data(), qa.data() + tok * q_bytes, n) + 1e-6);
           }
+          // The same bits as the token alone: a batched prompt gives the
+          // logits of token-by-token evaluation.
+          float alone;
+          t.vec_dot_wide(n, w.data(), wide.data() + tok * wide_bytes, static_cast<int64_t>(wide_bytes), 1, &alone, 0);
+          EXPECT_EQ(out[2 * tok], alone);
         }
       }
     }

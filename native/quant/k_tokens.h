@@ -12,14 +12,17 @@ namespace wasmlm::simd {
 
 // For every token t < n_tokens, isum[t] = (first ? 0 : isum[t]) + the dot of
 // the 8 int16x8 vectors w with 64 of token t's activations: w[2r] and
-// w[2r + 1] against the 16 starting at element runs[r] of
-// (const int16_t*)((const uint8_t*)y0 + t * act_stride).
+// w[2r + 1] against the 16 starting at element runs[r] = {0, R1, R2, R3}[r]
+// of (const int16_t*)((const uint8_t*)y0 + t * act_stride). (Constant runs:
+// computed ones cost 10% in address arithmetic.)
 //
 // The loop stays rolled and isum lives in memory: unrolled over tokens, LLVM
 // hoists every token's loads to the top and V8, with 16 vector registers,
 // spills far more than this loop's one load and store per token.
-inline void dot64_tokens(const v128_t (&w)[8], const int16_t* y0, int64_t act_stride, const int (&runs)[4],
+template <int R1, int R2, int R3>
+inline void dot64_tokens(const v128_t (&w)[8], const int16_t* y0, int64_t act_stride,
                          int n_tokens, bool first, v128_t* isum) {
+  constexpr int runs[4] = {0, R1, R2, R3};
   const auto* base = reinterpret_cast<const uint8_t*>(y0);
 #pragma clang loop unroll(disable)
   for (int t = 0; t < n_tokens; ++t) {

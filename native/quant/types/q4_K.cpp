@@ -155,8 +155,7 @@ void q4_K_tokens(int64_t nb, const block_q4_K* x, const uint8_t* a, int64_t act_
         w[k] = wasm_i16x8_mul(wasm_v128_and(l[k], m4), sc_lo);
         w[4 + k] = wasm_i16x8_mul(wasm_u16x8_shr(l[k], 4), sc_hi);
       }
-      const int runs[4] = {32 * j, 32 * j + 16, 32 * j + 32, 32 * j + 48};
-      simd::dot64_tokens(w, row(0)[i].qs, act_stride, runs, n_tokens, j == 0, isum);
+      simd::dot64_tokens<16, 32, 48>(w, row(0)[i].qs + 32 * j, act_stride, n_tokens, j == 0, isum);
     }
     // The reference's float arithmetic on the same integer sums: the same bits.
     const v128_t mins = wasm_u16x8_extend_high_u8x16(scales_mins);

@@ -195,8 +195,7 @@ void q5_K_tokens(int64_t nb, const block_q5_K* x, const uint8_t* a, int64_t act_
         w[k] = wasm_i16x8_mul(lo[k], sc_lo);
         w[4 + k] = wasm_i16x8_mul(hi[k], sc_hi);
       }
-      const int runs[4] = {32 * j, 32 * j + 16, 32 * j + 32, 32 * j + 48};
-      simd::dot64_tokens(w, row(0)[i].qs, act_stride, runs, n_tokens, j == 0, isum);
+      simd::dot64_tokens<16, 32, 48>(w, row(0)[i].qs + 32 * j, act_stride, n_tokens, j == 0, isum);
     }
     const v128_t mins = wasm_u16x8_extend_high_u8x16(scales_mins);
     const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);

@@ -210,8 +210,7 @@ void q6_K_tokens(int64_t nb, const block_q6_K* x, const uint8_t* a, int64_t act_
           w[2 * k] = wasm_i16x8_mul(q[k][0], s);
           w[2 * k + 1] = wasm_i16x8_mul(q[k][1], s);
         }
-        const int runs[4] = {half + l, half + l + 32, half + l + 64, half + l + 96};
-        simd::dot64_tokens(w, row(0)[i].qs, act_stride, runs, n_tokens, half == 0 && l == 0, isum);
+        simd::dot64_tokens<32, 64, 96>(w, row(0)[i].qs + half + l, act_stride, n_tokens, half == 0 && l == 0, isum);
       }
     const float d = fp16_to_fp32_fast(x[i].d);
     for (int t = 0; t < n_tokens; ++t) {

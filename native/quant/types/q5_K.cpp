@@ -146,27 +146,30 @@ inline void q5_K_high_bits(const block_q5_K& b, v128_t (&h)[4]) {
   h[3] = wasm_u16x8_extend_high_u8x16(h1);
 }
 
+// One token: the 8 sub-blocks' dots reduced to one lane each (hsum4) and
+// scaled by 4 lanes at once.
 float q5_K_one_token(int64_t nb, const block_q5_K* x, const block_q8_Kw* y) {
   float sum = 0;
   for (int64_t i = 0; i < nb; ++i) {
     const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
-    alignas(16) uint8_t sm[16];
-    wasm_v128_store(sm, scales_mins);
-    const v128_t mins = wasm_u16x8_extend_high_u8x16(scales_mins);
     v128_t h[4];
     q5_K_high_bits(x[i], h);
-    v128_t isum[1] = {wasm_i32x4_splat(0)};
+    v128_t sub[8];
     const uint8_t* q4 = x[i].qs;
     for (int j = 0; j < 8; j += 2, q4 += 32) {
       v128_t lo[4], hi[4];
       q5_K_levels(q4, h, j, lo, hi);
-      const int16_t* q8[1] = {y[i].qs + 32 * j};
-      simd::add_scaled_dots<1, 4>(lo, sm[j], q8, isum);
-      q8[0] += 32;
-      simd::add_scaled_dots<1, 4>(hi, sm[j + 1], q8, isum);
+      const int16_t* q8 = y[i].qs + 32 * j;
+      sub[j] = simd::dot_i16x32(lo[0], lo[1], lo[2], lo[3], q8);
+      sub[j + 1] = simd::dot_i16x32(hi[0], hi[1], hi[2], hi[3], q8 + 32);
     }
+    const v128_t sc = wasm_u16x8_extend_low_u8x16(scales_mins);
+    const v128_t isum =
+        wasm_i32x4_add(wasm_i32x4_mul(simd::hsum4_i32(sub[0], sub[1], sub[2], sub[3]), wasm_u32x4_extend_low_u16x8(sc)),
+                       wasm_i32x4_mul(simd::hsum4_i32(sub[4], sub[5], sub[6], sub[7]), wasm_u32x4_extend_high_u16x8(sc)));
+    const v128_t mins = wasm_u16x8_extend_high_u8x16(scales_mins);
     const int summs = simd::hsum_i32(wasm_i32x4_dot_i16x8(mins, wasm_v128_load(y[i].gsums)));
-    sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * simd::hsum_i32(isum[0]) - fp16_to_fp32_fast(x[i].dmin) * summs);
+    sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * simd::hsum_i32(isum) - fp16_to_fp32_fast(x[i].dmin) * summs);
   }
   return sum;
 }

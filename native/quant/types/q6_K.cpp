@@ -167,23 +167,27 @@ inline v128_t q6_K_offset(const block_q6_K& b, const block_q8_Kw& y) {
   return wasm_i32x4_shl(off, 5);
 }
 
+// One token: the 16 sub-blocks' dots reduced to one lane each and scaled 4
+// lanes at once (simd::scale_sub_dots16).
 float q6_K_one_token(int64_t nb, const block_q6_K* x, const block_q8_Kw* y) {
   float sum = 0;
   for (int64_t i = 0; i < nb; ++i) {
     const uint8_t* ql = x[i].ql;
     const uint8_t* qh = x[i].qh;
-    const int8_t* sc = x[i].scales;
-    v128_t isum[1] = {wasm_i32x4_splat(0)};
-    for (int half = 0; half < QK_K; half += 128, ql += 64, qh += 32, sc += 8)
+    v128_t sub[16];  // in scale order: sub-block 8 * (half / 128) + l / 16 + 2 k
+    for (int half = 0; half < QK_K; half += 128, ql += 64, qh += 32)
       for (int l = 0; l < 32; l += 16) {
         v128_t q[4][2];
         q6_K_levels(ql, qh, l, q);
         for (int k = 0; k < 4; ++k) {
-          const int16_t* q8[1] = {y[i].qs + half + l + 32 * k};
-          simd::add_scaled_dots<1, 2>(q[k], sc[l / 16 + 2 * k], q8, isum);
+          const int16_t* q8 = y[i].qs + half + l + 32 * k;
+          sub[half / 16 + l / 16 + 2 * k] = wasm_i32x4_add(wasm_i32x4_dot_i16x8(q[k][0], wasm_v128_load(q8)),
+                                                             wasm_i32x4_dot_i16x8(q[k][1], wasm_v128_load(q8 + 8)));
         }
       }
-    sum += fp16_to_fp32_fast(x[i].d) * y[i].d * simd::hsum_i32(wasm_i32x4_sub(isum[0], q6_K_offset(x[i], y[i])));
+    const v128_t s8 = wasm_v128_load(x[i].scales);
+    const v128_t isum = simd::scale_sub_dots16(sub, wasm_i16x8_extend_low_i8x16(s8), wasm_i16x8_extend_high_i8x16(s8));
+    sum += fp16_to_fp32_fast(x[i].d) * y[i].d * simd::hsum_i32(wasm_i32x4_sub(isum, q6_K_offset(x[i], y[i])));
   }
   return sum;
 }

@@ -28,28 +28,6 @@ inline v128_t dot_i16x32(v128_t w0, v128_t w1, v128_t w2, v128_t w3, const int16
                         wasm_i32x4_add(wasm_i32x4_dot_i16x8(w2, wasm_v128_load(y + 16)), wasm_i32x4_dot_i16x8(w3, wasm_v128_load(y + 24))));
 }
 
-// isum[t] += scale * (w[0..N) . y[t][0..8N)) for T tokens, w being N int16x8
-// weight vectors. One token: the int32 sum is scaled. Several: the weights
-// are scaled once in int16 (the caller guarantees |w * scale| < 32768) and
-// shared, which saves a multiply per token.
-template <int T, int N>
-inline void add_scaled_dots(const v128_t* w, int32_t scale, const int16_t* const* y, v128_t* isum) {
-  if constexpr (T == 1) {
-    v128_t s = wasm_i32x4_dot_i16x8(w[0], wasm_v128_load(y[0]));
-    for (int k = 1; k < N; ++k) s = wasm_i32x4_add(s, wasm_i32x4_dot_i16x8(w[k], wasm_v128_load(y[0] + 8 * k)));
-    isum[0] = wasm_i32x4_add(isum[0], wasm_i32x4_mul(s, wasm_i32x4_splat(scale)));
-  } else {
-    const v128_t sc = wasm_i16x8_splat(static_cast<int16_t>(scale));
-    v128_t ws[N];
-    for (int k = 0; k < N; ++k) ws[k] = wasm_i16x8_mul(w[k], sc);
-    for (int t = 0; t < T; ++t) {
-      v128_t s = wasm_i32x4_dot_i16x8(ws[0], wasm_v128_load(y[t]));
-      for (int k = 1; k < N; ++k) s = wasm_i32x4_add(s, wasm_i32x4_dot_i16x8(ws[k], wasm_v128_load(y[t] + 8 * k)));
-      isum[t] = wasm_i32x4_add(isum[t], s);
-    }
-  }
-}
-
 // Calls kernel(std::integral_constant<int, T>) with T = n_tokens in [1, 4],
 // so the per-token loops unroll and their accumulators stay in registers.
 template <typename Kernel>

@@ -111,7 +111,7 @@ void matmul_group(const WeightMatrix* const* ws, float* const* ys, int n_mats, c
   const uint8_t* act = quantize_activations(t, x, w0.cols, n_tokens, scratch, &act_bytes, kernels);
   const uint8_t* wide = nullptr;
   uint64_t wide_bytes = 0;
-  if (kernels == KernelChoice::Best && t.vec_dot_wide) {
+  if (kernels == KernelChoice::Best && t.vec_dot_wide && (n_tokens > 1 || t.wide_one_token)) {
     wide_bytes = wide_activation_bytes(t.vec_dot_type, w0.cols);
     scratch.wide.resize(wide_bytes * n_tokens + 16);
     for (int64_t tok = 0; tok < n_tokens; ++tok)

@@ -54,6 +54,10 @@ struct Table {
     rows[static_cast<int>(GgmlType::BF16)].round_activations_to = GgmlType::BF16;
 #ifdef __wasm_simd128__
     rows[static_cast<int>(GgmlType::Q4_0)].vec_dot_wide = vec_dot_q4_0_q8_0w;
+    rows[static_cast<int>(GgmlType::Q5_0)].vec_dot_wide = vec_dot_q5_0_q8_0w;
+    rows[static_cast<int>(GgmlType::Q5_0)].wide_one_token = false;  // the int8 kernel: 5% faster
+    rows[static_cast<int>(GgmlType::IQ4_NL)].vec_dot_wide = vec_dot_iq4_nl_q8_0w;
+    rows[static_cast<int>(GgmlType::IQ4_NL)].wide_one_token = false;
     rows[static_cast<int>(GgmlType::F16)].vec_dot_wide = vec_dot_f16_f32w;
     rows[static_cast<int>(GgmlType::Q4_1)].vec_dot_wide = vec_dot_q4_1_q8_1w;
     rows[static_cast<int>(GgmlType::Q4_1)].wide_tokens = kMaxWideTokens;

@@ -33,6 +33,9 @@ struct QuantTraits {
   // pass over the weights. nullptr: matrix products use vec_dot.
   VecDotWideFn vec_dot_wide = nullptr;
   int wide_tokens = 4;  // the most tokens vec_dot_wide takes per call (<= kMaxWideTokens)
+  // Whether one token goes through vec_dot_wide too; false where vec_dot is
+  // faster for one token (it must give the same bits).
+  bool wide_one_token = true;
   // SIMD builds: a faster from_float giving the same bytes; nullptr: none.
   FromFloatFn from_float_fast = nullptr;
 };

@@ -94,6 +94,8 @@ constexpr int kMaxWideTokens = 16;
   void vec_dot_##name(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out, \
                       int64_t out_stride);
 WASMLM_DECLARE_WIDE_DOT(q4_0_q8_0w)
+WASMLM_DECLARE_WIDE_DOT(q5_0_q8_0w)
+WASMLM_DECLARE_WIDE_DOT(iq4_nl_q8_0w)
 WASMLM_DECLARE_WIDE_DOT(f16_f32w)
 WASMLM_DECLARE_WIDE_DOT(q4_1_q8_1w)
 WASMLM_DECLARE_WIDE_DOT(q5_1_q8_1w)

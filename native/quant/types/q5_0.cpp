@@ -7,6 +7,7 @@
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
+#include "quant/wide_activations.h"
 
 namespace wasmlm {
 
@@ -85,6 +86,61 @@ float vec_dot_q5_0_q8_0_simd(int64_t n, const void* w, const void* a) {
     acc = simd::add_scaled(acc, isum, fp16_to_fp32_fast(x[i].d) * fp16_to_fp32_fast(y[i].d));
   }
   return simd::hsum_f32(acc);
+}
+
+// Against int16 activations (wide_activations.h): the unsigned 5-bit levels
+// (0..31) are built in bytes and widened. One token: their dot minus 16 x the
+// activations' sums (2 x sum8, the same int32 lanes) equals the dot with
+// (level - 16). Several (at most 4): the 4 subtractions of 16 are shared.
+void vec_dot_q5_0_q8_0w(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                        int64_t out_stride) {
+  const auto* x = static_cast<const block_q5_0*>(w);
+  const v128_t m4 = wasm_i8x16_splat(0x0F);
+  auto levels = [&](const block_q5_0& b, v128_t (&q)[4]) {
+    uint32_t qh;
+    std::memcpy(&qh, b.qh, sizeof qh);
+    v128_t h_lo, h_hi;
+    simd::q5_high_bits(qh, &h_lo, &h_hi);
+    const v128_t v = wasm_v128_load(b.qs);
+    const v128_t lo = wasm_v128_or(wasm_v128_and(v, m4), h_lo), hi = wasm_v128_or(wasm_u8x16_shr(v, 4), h_hi);
+    q[0] = wasm_u16x8_extend_low_u8x16(lo);
+    q[1] = wasm_u16x8_extend_high_u8x16(lo);
+    q[2] = wasm_u16x8_extend_low_u8x16(hi);
+    q[3] = wasm_u16x8_extend_high_u8x16(hi);
+  };
+  if (n_tokens == 1) {
+    const auto* y = static_cast<const block_q8_0w*>(a);
+    v128_t acc = wasm_f32x4_splat(0);
+    for (int64_t i = 0; i < n / QK5_0; ++i) {
+      v128_t q[4];
+      levels(x[i], q);
+      const v128_t sum16 = wasm_i32x4_shl(wasm_v128_load(y[i].sum8), 1);
+      const v128_t isum = wasm_i32x4_sub(simd::dot_i16x32(q[0], q[1], q[2], q[3], y[i].qs), sum16);
+      acc = simd::add_scaled(acc, isum, fp16_to_fp32_fast(x[i].d) * y[i].d);
+    }
+    out[0] = simd::hsum_f32(acc);
+    return;
+  }
+  const v128_t s16 = wasm_i16x8_splat(16);
+  simd::dispatch_tokens(n_tokens, [&](auto nt) {
+    constexpr int T = decltype(nt)::value;
+    const block_q8_0w* y[T];
+    v128_t acc[T];
+    for (int t = 0; t < T; ++t) {
+      y[t] = reinterpret_cast<const block_q8_0w*>(static_cast<const uint8_t*>(a) + t * act_stride);
+      acc[t] = wasm_f32x4_splat(0);
+    }
+    for (int64_t i = 0; i < n / QK5_0; ++i) {
+      v128_t q[4];
+      levels(x[i], q);
+      const v128_t w0 = wasm_i16x8_sub(q[0], s16), w1 = wasm_i16x8_sub(q[1], s16);
+      const v128_t w2 = wasm_i16x8_sub(q[2], s16), w3 = wasm_i16x8_sub(q[3], s16);
+      const float d = fp16_to_fp32_fast(x[i].d);
+      for (int t = 0; t < T; ++t)
+        acc[t] = simd::add_scaled(acc[t], simd::dot_i16x32(w0, w1, w2, w3, y[t][i].qs), d * y[t][i].d);
+    }
+    for (int t = 0; t < T; ++t) out[t * out_stride] = simd::hsum_f32(acc[t]);
+  });
 }
 #endif
 

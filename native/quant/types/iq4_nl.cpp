@@ -5,6 +5,7 @@
 #include "quant/fp16.h"
 #include "quant/quant_search.h"
 #include "quant/quant_types.h"
+#include "quant/signed_block_kernel.h"
 #include "quant/simd128.h"
 #include "quant/wide_activations.h"
 
@@ -118,25 +119,14 @@ void vec_dot_iq4_nl_q8_0w(int64_t n, const void* w, const void* a, int64_t act_s
                           int64_t out_stride) {
   const auto* x = static_cast<const block_iq4_nl*>(w);
   const v128_t levels = wasm_v128_load(kValuesIq4nl), m4 = wasm_i8x16_splat(0x0F);
-  simd::dispatch_tokens(n_tokens, [&](auto nt) {
-    constexpr int T = decltype(nt)::value;
-    const block_q8_0w* y[T];
-    v128_t acc[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const block_q8_0w*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      acc[t] = wasm_f32x4_splat(0);
-    }
-    for (int64_t i = 0; i < n / QK4_NL; ++i) {
-      const v128_t v = wasm_v128_load(x[i].qs);
-      const v128_t lo = wasm_i8x16_swizzle(levels, wasm_v128_and(v, m4));
-      const v128_t hi = wasm_i8x16_swizzle(levels, wasm_u8x16_shr(v, 4));
-      const v128_t w0 = wasm_i16x8_extend_low_i8x16(lo), w1 = wasm_i16x8_extend_high_i8x16(lo);
-      const v128_t w2 = wasm_i16x8_extend_low_i8x16(hi), w3 = wasm_i16x8_extend_high_i8x16(hi);
-      const float d = fp16_to_fp32_fast(x[i].d);
-      for (int t = 0; t < T; ++t)
-        acc[t] = simd::add_scaled(acc[t], simd::dot_i16x32(w0, w1, w2, w3, y[t][i].qs), d * y[t][i].d);
-    }
-    for (int t = 0; t < T; ++t) out[t * out_stride] = simd::hsum_f32(acc[t]);
+  simd::vec_dot_signed_blocks_q8_0w(n, x, a, act_stride, n_tokens, out, out_stride, [&](const block_iq4_nl& b, v128_t(&w)[4]) {
+    const v128_t v = wasm_v128_load(b.qs);
+    const v128_t lo = wasm_i8x16_swizzle(levels, wasm_v128_and(v, m4));
+    const v128_t hi = wasm_i8x16_swizzle(levels, wasm_u8x16_shr(v, 4));
+    w[0] = wasm_i16x8_extend_low_i8x16(lo);
+    w[1] = wasm_i16x8_extend_high_i8x16(lo);
+    w[2] = wasm_i16x8_extend_low_i8x16(hi);
+    w[3] = wasm_i16x8_extend_high_i8x16(hi);
   });
 }
 #endif

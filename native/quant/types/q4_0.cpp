@@ -4,6 +4,7 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
+#include "quant/signed_block_kernel.h"
 #include "quant/simd128.h"
 #include "quant/wide_activations.h"
 
@@ -91,24 +92,13 @@ void vec_dot_q4_0_q8_0w(int64_t n, const void* w, const void* a, int64_t act_str
     out[0] = simd::hsum_f32(acc);
     return;
   }
-  simd::dispatch_tokens(n_tokens, [&](auto nt) {
-    constexpr int T = decltype(nt)::value;
-    const block_q8_0w* y[T];
-    v128_t acc[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const block_q8_0w*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      acc[t] = wasm_f32x4_splat(0);
-    }
-    for (int64_t i = 0; i < n / QK4_0; ++i) {
-      const v128_t v = wasm_v128_load(x[i].qs);
-      const v128_t lo = wasm_u16x8_extend_low_u8x16(v), hi = wasm_u16x8_extend_high_u8x16(v);
-      const v128_t w0 = wasm_i16x8_sub(wasm_v128_and(lo, m4), s8), w1 = wasm_i16x8_sub(wasm_v128_and(hi, m4), s8);
-      const v128_t w2 = wasm_i16x8_sub(wasm_u16x8_shr(lo, 4), s8), w3 = wasm_i16x8_sub(wasm_u16x8_shr(hi, 4), s8);
-      const float d = fp16_to_fp32_fast(x[i].d);
-      for (int t = 0; t < T; ++t)
-        acc[t] = simd::add_scaled(acc[t], simd::dot_i16x32(w0, w1, w2, w3, y[t][i].qs), d * y[t][i].d);
-    }
-    for (int t = 0; t < T; ++t) out[t * out_stride] = simd::hsum_f32(acc[t]);
+  simd::vec_dot_signed_blocks_q8_0w(n, x, a, act_stride, n_tokens, out, out_stride, [&](const block_q4_0& b, v128_t(&w)[4]) {
+    const v128_t v = wasm_v128_load(b.qs);
+    const v128_t lo = wasm_u16x8_extend_low_u8x16(v), hi = wasm_u16x8_extend_high_u8x16(v);
+    w[0] = wasm_i16x8_sub(wasm_v128_and(lo, m4), s8);
+    w[1] = wasm_i16x8_sub(wasm_v128_and(hi, m4), s8);
+    w[2] = wasm_i16x8_sub(wasm_u16x8_shr(lo, 4), s8);
+    w[3] = wasm_i16x8_sub(wasm_u16x8_shr(hi, 4), s8);
   });
 }
 

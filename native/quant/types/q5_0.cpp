@@ -6,6 +6,7 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
+#include "quant/signed_block_kernel.h"
 #include "quant/simd128.h"
 #include "quant/wide_activations.h"
 
@@ -91,7 +92,8 @@ float vec_dot_q5_0_q8_0_simd(int64_t n, const void* w, const void* a) {
 // Against int16 activations (wide_activations.h): the unsigned 5-bit levels
 // (0..31) are built in bytes and widened. One token: their dot minus 16 x the
 // activations' sums (2 x sum8, the same int32 lanes) equals the dot with
-// (level - 16). Several (at most 4): the 4 subtractions of 16 are shared.
+// (level - 16). Several (at most 4, signed_block_kernel.h): the 4
+// subtractions of 16 are shared.
 void vec_dot_q5_0_q8_0w(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                         int64_t out_stride) {
   const auto* x = static_cast<const block_q5_0*>(w);
@@ -122,24 +124,9 @@ void vec_dot_q5_0_q8_0w(int64_t n, const void* w, const void* a, int64_t act_str
     return;
   }
   const v128_t s16 = wasm_i16x8_splat(16);
-  simd::dispatch_tokens(n_tokens, [&](auto nt) {
-    constexpr int T = decltype(nt)::value;
-    const block_q8_0w* y[T];
-    v128_t acc[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const block_q8_0w*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      acc[t] = wasm_f32x4_splat(0);
-    }
-    for (int64_t i = 0; i < n / QK5_0; ++i) {
-      v128_t q[4];
-      levels(x[i], q);
-      const v128_t w0 = wasm_i16x8_sub(q[0], s16), w1 = wasm_i16x8_sub(q[1], s16);
-      const v128_t w2 = wasm_i16x8_sub(q[2], s16), w3 = wasm_i16x8_sub(q[3], s16);
-      const float d = fp16_to_fp32_fast(x[i].d);
-      for (int t = 0; t < T; ++t)
-        acc[t] = simd::add_scaled(acc[t], simd::dot_i16x32(w0, w1, w2, w3, y[t][i].qs), d * y[t][i].d);
-    }
-    for (int t = 0; t < T; ++t) out[t * out_stride] = simd::hsum_f32(acc[t]);
+  simd::vec_dot_signed_blocks_q8_0w(n, x, a, act_stride, n_tokens, out, out_stride, [&](const block_q5_0& b, v128_t(&w)[4]) {
+    levels(b, w);
+    for (int k = 0; k < 4; ++k) w[k] = wasm_i16x8_sub(w[k], s16);
   });
 }
 #endif

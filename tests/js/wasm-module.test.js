@@ -31,6 +31,28 @@ describe('loadWasmModule in Node', () => {
     await expect(inspect(bytes, { wasm: mt })).rejects.toMatchObject({ code: 'BAD_FORMAT', offset: 0 });
   });
 
+  test('the page toucher runs only in the pthreads build and never changes a byte, even while the loader writes', async () => {
+    for (const [wasm, threaded] of [[await loadWasmModule(), false], [await loadWasmModule({ threads: 2 }), true]]) {
+      const size = 16 * 1024 * 1024 + 123;
+      const ptr = wasm._malloc(size) >>> 0;
+      const fill = (seed) => {
+        const heap = wasm.HEAPU8; // after any growth
+        for (let i = 0; i < size; i += 1) heap[ptr + i] = (i * 7 + seed) & 0xff;
+      };
+      fill(1);
+      expect(wasm.prefaultStart(ptr, ptr + size)).toBe(threaded);
+      fill(2); // races the toucher
+      wasm.prefaultStop();
+      wasm.prefaultStop(); // idempotent
+      const heap = wasm.HEAPU8;
+      let wrong = 0;
+      for (let i = 0; i < size; i += 1) if (heap[ptr + i] !== ((i * 7 + 2) & 0xff)) wrong += 1;
+      expect(wrong).toBe(0);
+      expect(wasm.prefaultStart(ptr, ptr)).toBe(false); // an empty range starts nothing
+      wasm._free(ptr);
+    }
+  });
+
   test('loading leaves no process-wide error handlers behind', async () => {
     const before = ['uncaughtException', 'unhandledRejection'].map((e) => process.listenerCount(e));
     await releaseWasmModules();

@@ -43,7 +43,9 @@ export async function loadCheckpoint(wasm, model, checkpoint, {
     if (memoryCheck) {
       const estimate = checkpointMemory(wasm, model.describe(), { contextLength, kvCache, quantize });
       checkModelFits(wasm, estimate, { contextLength, kvCache });
-      reserveHeap(wasm, estimate, 0, 0); // the largest tensor's room, free again once it is stored, is the working space
+      // The largest tensor's room, free again once it is stored, is the working space.
+      const fresh = reserveHeap(wasm, estimate, 0, 0);
+      if (fresh) wasm.prefaultStart?.(fresh.begin, fresh.end); // pthreads build: pages faulted in ahead of the copies
     }
     const target = { staging: (n) => model.staging(n), push: (n) => model.pushCheckpoint(n) };
     const pieces = plan.reads.flatMap((r) => {
@@ -63,6 +65,7 @@ export async function loadCheckpoint(wasm, model, checkpoint, {
     }
     return progress;
   } finally {
+    wasm.prefaultStop?.();
     await Promise.all(sources.map((s) => s.close?.()?.catch?.(() => {})));
   }
 }

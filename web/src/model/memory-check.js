@@ -73,13 +73,15 @@ const PIECE_LIMIT = 1536 * MiB;
  * the header's last piece). `margin`: working space to add (none when the
  * estimate holds a transient tensor whose room is freed after the load).
  * Best effort: the allocations themselves are what fail when memory runs out.
+ * Returns the fresh room, {begin, end} (heap addresses), or null when the
+ * heap did not grow.
  */
 export function reserveHeap(wasm, estimate, allocated = 0, margin = RESERVE_MARGIN) {
-  if (typeof wasm._malloc !== 'function' || typeof wasm.heapFree !== 'function') return;
+  if (typeof wasm._malloc !== 'function' || typeof wasm.heapFree !== 'function') return null;
   const needed = Math.max(0, estimate.weights - allocated) + estimate.kvCache;
   const { free, top, unclaimed } = wasm.heapFree();
   const available = free + unclaimed;
-  if (needed <= available) return;
+  if (needed <= available) return null;
   // In pieces of at most 1.5 GiB (one malloc above ~2 GB fails in wasm32): the
   // first takes the top chunk and what is above the break, each next one
   // extends the heap by exactly its size (a growth of more than 20% is not
@@ -94,6 +96,7 @@ export function reserveHeap(wasm, estimate, allocated = 0, margin = RESERVE_MARG
     grow -= piece;
   }
   for (const ptr of taken) wasm._free(ptr);
+  return taken.length ? { begin: taken[0] >>> 0, end: wasm.HEAPU8.length } : null;
 }
 
 /** Can `bytes` be allocated in blocks? Frees whatever it took. */

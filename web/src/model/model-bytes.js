@@ -1,11 +1,13 @@
 // A model file as a sequence of chunks, in order, for openModel(): a URL is
 // ONE streaming GET (resumed with Range requests if it breaks off, optionally
-// cached), a Blob is read in slices, a Node file with positional reads into
-// two reused buffers, bytes in memory as views. The JS heap never holds more
-// than a couple of chunks.
+// cached), a Blob as its stream, a Node file with positional reads into two
+// reused buffers, bytes in memory as views. Streams are read into a recycled
+// buffer (chunk-reader.js): a chunk is valid until the next is asked for, and
+// the JS heap never holds more than a couple of chunks.
 import { WasmLMError } from '../errors.js';
 import { isNode } from '../wasm/environment.js';
 import { openByteSource } from '../sources/byte-source.js';
+import { openChunkReader } from '../sources/chunk-reader.js';
 import { openDownload } from '../sources/url-download.js';
 
 const CHUNK = 4 * 1024 * 1024;
@@ -49,27 +51,31 @@ function memoryChunks(data) {
 }
 
 function blobChunks(blob) {
-  const read = async (at) => {
-    try {
-      return new Uint8Array(await blob.slice(at, Math.min(at + CHUNK, blob.size)).arrayBuffer());
-    } catch (cause) {
-      throw new WasmLMError('IO', `cannot read the file: ${cause.message}`, { cause });
-    }
+  let reader = null;
+  const close = async () => {
+    await reader?.cancel().catch(() => {});
   };
   return {
     size: blob.size,
     origin: 'file',
     async* chunks() {
-      let next = blob.size > 0 ? read(0) : null;
-      for (let at = 0; next; at += CHUNK) {
-        const bytes = await next;
-        // Read ahead: the next slice loads while this one is parsed.
-        next = at + CHUNK < blob.size ? read(at + CHUNK) : null;
-        next?.catch(() => {});
-        yield bytes;
+      reader = openChunkReader(blob.stream());
+      try {
+        for (;;) {
+          let result;
+          try {
+            result = await reader.read();
+          } catch (cause) {
+            throw new WasmLMError('IO', `cannot read the file: ${cause.message}`, { cause });
+          }
+          if (result.done) return;
+          yield result.value;
+        }
+      } finally {
+        await close();
       }
     },
-    async close() {},
+    close,
   };
 }
 
@@ -139,7 +145,7 @@ function sourceChunks(source) {
           yield bytes;
         }
       }
-      const reader = source.stream().getReader();
+      const reader = openChunkReader(source.stream());
       try {
         for (;;) {
           const { done, value } = await reader.read();

@@ -96,6 +96,7 @@ export async function streamIntoModel(wasm, model, bytes, {
     throw error;
   } finally {
     signal?.removeEventListener('abort', onAbort);
+    wasm.prefaultStop?.();
     watcher.dispose();
     await bytes.close().catch(() => {});
   }
@@ -158,7 +159,11 @@ class DirectoryWatcher {
     // A split model's first shard lists only its own tensors: the others are not counted yet.
     const estimate = estimateModelMemory(directory, { ...this.#options, fileSize: this.#size, complete });
     checkModelFits(this.#wasm, estimate, this.#options);
-    if (this.#options.shards === 1 && !this.#options.quantize) reserveHeap(this.#wasm, estimate, this.#model.weightBytes?.() ?? 0);
+    if (this.#options.shards === 1 && !this.#options.quantize) {
+      const fresh = reserveHeap(this.#wasm, estimate, this.#model.weightBytes?.() ?? 0);
+      // The pthreads build faults the new pages in on a thread, ahead of the copies.
+      if (fresh) this.#wasm.prefaultStart?.(fresh.begin, fresh.end);
+    }
   }
 
   dispose() {

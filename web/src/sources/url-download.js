@@ -5,9 +5,11 @@
 // Last-Modified of the first answer), checking that the 206 starts where it
 // stopped and is the same file, up to `retries` times. With `cache`, the file
 // is stored in the Cache API as it streams, and a later download of the same
-// URL (same size and ETag/Last-Modified) is read from there.
+// URL (same size and ETag/Last-Modified) is read from there. Each chunk is
+// valid until the next one is asked for (see chunk-reader.js).
 import { WasmLMError, abortedError } from '../errors.js';
 import { openModelCache, sameEntity, startCacheWrite, validatorsOf } from '../cache/model-cache.js';
+import { openChunkReader } from './chunk-reader.js';
 import { contentLength } from './stream-source.js';
 
 /**
@@ -50,7 +52,7 @@ export async function openDownload(url, { signal, fetch: fetchFn = globalThis.fe
 
   const size = contentLength(response);
   const validators = validatorsOf(response, size);
-  let reader = (response.body ?? new ReadableStream({ start: (c) => c.close() })).getReader();
+  let reader = openChunkReader(response.body ?? new ReadableStream({ start: (c) => c.close() }));
   let writer = origin === 'network' ? startCacheWrite(store, href, validators, response.headers.get('Content-Type')) : null;
 
   const close = async () => {
@@ -77,11 +79,11 @@ export async function openDownload(url, { signal, fetch: fetchFn = globalThis.fe
         await next.body?.cancel().catch(() => {});
         throw final(new WasmLMError('IO', `${href}: the resumed download (Range from byte ${loaded}) is not the rest of the same file`, { cause }));
       }
-      return { reader: next.body.getReader(), skip: 0 };
+      return { reader: openChunkReader(next.body), skip: 0 };
     }
     // 200: the server ignored the Range (or If-Range said the file changed).
     if (next.status === 200 && size !== undefined && sameEntity(validators, validatorsOf(next, contentLength(next)))) {
-      return { reader: next.body.getReader(), skip: loaded };
+      return { reader: openChunkReader(next.body), skip: loaded };
     }
     await next.body?.cancel().catch(() => {});
     throw final(new WasmLMError('IO', `${href} changed on the server while it was downloading (byte ${loaded})`, { cause }));
@@ -134,7 +136,7 @@ export async function openDownload(url, { signal, fetch: fetchFn = globalThis.fe
           throw new WasmLMError('IO', `${href} sent more than its Content-Length of ${size} bytes`);
         }
         loaded += chunk.length;
-        if (writer) await writer.write(chunk);
+        if (writer) await writer.write(reader.recycled ? chunk.slice() : chunk); // the reader reuses its buffer
         if (loaded === size && writer) {
           // The last byte: store the file now (the consumer may stop reading here).
           const complete = writer;

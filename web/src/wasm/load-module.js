@@ -46,7 +46,11 @@ export function loadWasmModule({ threads = 1 } = {}) {
 
 async function instantiate(variant, poolSize) {
   const url = wasmUrl[variant]();
-  const options = variant === 'mt' ? { wasmlmPoolSize: poolSize } : {};
+  // One pthread more than the model's threads: the loader's page toucher
+  // (wasm/heap_prefault.cpp). A pthread the pool lacks starts only once this
+  // thread returns to its event loop, and a ThreadPool waiting for it then
+  // would never return.
+  const options = variant === 'mt' ? { wasmlmPoolSize: poolSize + 1 } : {};
   if (isNode) {
     const shims = await import('./node-shims.js');
     shims.installGlobals(new URL('.', url)); // web/dist/

@@ -30,6 +30,7 @@
 #include "sampling/generation_text.h"
 #include "sampling/sampler.h"
 #include "quant/quant_traits.h"
+#include "quant/relaxed/relaxed_simd.h"
 #include "quant/tensor_stats.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/tokenizer_file.h"
@@ -914,5 +915,6 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
   emscripten::function("typeTable", &type_table);
   emscripten::function("threadedBuild", &threaded_build);
   emscripten::function("threadSelfTest", &thread_self_test);
+  emscripten::function("relaxedSimd", &relaxed_simd_active);
   emscripten::function("heapFree", &heap_free);
 }

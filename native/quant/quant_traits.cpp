@@ -2,6 +2,8 @@
 
 #include "quant/blocks.h"
 #include "quant/quant_types.h"
+#include "quant/relaxed/relaxed_kernels.h"
+#include "quant/relaxed/relaxed_simd.h"
 #include "quant/wide_activations.h"
 
 namespace wasmlm {
@@ -74,6 +76,11 @@ struct Table {
     rows[static_cast<int>(GgmlType::Q6_K)].wide_tokens = kMaxWideTokens;
     rows[static_cast<int>(GgmlType::Q8_0)].from_float_fast = quantize_row_q8_0_simd;
     rows[static_cast<int>(GgmlType::Q8_K)].from_float_fast = quantize_row_q8_K_simd;
+    if (relaxed_simd_active()) {
+      // One token through the relaxed 8-bit dot on int8 activations (same bits).
+      rows[static_cast<int>(GgmlType::Q4_K)].vec_dot = vec_dot_q4_K_q8_K_relaxed;
+      rows[static_cast<int>(GgmlType::Q4_K)].wide_one_token = false;
+    }
 #endif
   }
 };

@@ -116,6 +116,38 @@ describeWithChromium('in Chromium', () => {
     expect(result.text).toBe(storiesGreedyText());
   }, TIMEOUT);
 
+  // Chromium validates relaxed SIMD, so it gets the relaxed copy of the
+  // build; its kernels give the same bits as the SIMD-128 ones Node runs.
+  test.each([['a plain', 'single-threaded'], ['an isolated', 'pthreads']])('on %s page the relaxed-SIMD %s build generates the greedy tokens of the SIMD-128 engine in Node (K-quant and 4-bit files)', async (kind, build) => {
+    const { openModel, releaseWasmModules, relaxedSimdAvailable } = await import('../../web/src/index.js');
+    expect(relaxedSimdAvailable()).toBe(false); // Node 20 without --experimental-wasm-relaxed-simd
+    const files = ['synth-kq/synth-kq-pure-Q4_K.gguf', 'synth-kq/synth-kq-pure-Q4_0.gguf'];
+    const prompt = [1, 403, 407, 261, 378];
+    const expected = [];
+    for (const file of files) {
+      const model = await openModel(testdataPath(file), { contextLength: 64 });
+      expected.push((await model.complete(prompt, { temperature: 0, maxTokens: 16, ignoreEos: true })).tokens);
+      model.dispose();
+    }
+    await releaseWasmModules();
+    await page.goto(`${(kind === 'a plain' ? plain : isolated).url}/tests/browser/fixtures/blank.html`);
+    const results = await page.evaluate(async ({ urls, prompt }) => {
+      const { loadModel } = await import('/web/src/index.js');
+      const out = [];
+      for (const url of urls) {
+        const lm = await loadModel(url, { contextLength: 64 });
+        const { tokens } = await lm.complete(prompt, { temperature: 0, maxTokens: 16, ignoreEos: true });
+        out.push({ tokens, simd: lm.info.simd, build: lm.info.build });
+        await lm.dispose();
+      }
+      return out;
+    }, { urls: files.map((f) => `/testdata/${f}`), prompt });
+    results.forEach((r, i) => {
+      expect(r).toEqual({ tokens: expected[i], simd: 'relaxed', build });
+      expect(r.tokens).toHaveLength(16);
+    });
+  }, TIMEOUT);
+
   // Greedy generation on the demo page (a model loaded): the output's text.
   async function generateOnDemo(prompt, maxTokens) {
     await page.click('#settings summary');

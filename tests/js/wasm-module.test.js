@@ -1,5 +1,6 @@
 // Loading the wasm builds in Node: single-threaded and pthreads.
 import { chooseVariant, inspect, loadWasmModule, releaseWasmModules } from '../../web/src/index.js';
+import { startPrefault, stopPrefault } from '../../web/src/wasm/prefault.js';
 
 afterAll(() => releaseWasmModules());
 
@@ -51,6 +52,18 @@ describe('loadWasmModule in Node', () => {
       expect(wasm.prefaultStart(ptr, ptr)).toBe(false); // an empty range starts nothing
       wasm._free(ptr);
     }
+  });
+
+  test('the loader starts the toucher only with a pool worker to spare beyond the model\'s threads', async () => {
+    const mt = await loadWasmModule({ threads: 2 }); // a pool of 2 workers
+    const ptr = mt._malloc(1 << 20) >>> 0;
+    const range = { begin: ptr, end: ptr + (1 << 20) };
+    expect(startPrefault(mt, range, 3)).toBe(false); // 2 for the model's threads, none to spare
+    expect(startPrefault(mt, null, 2)).toBe(false);
+    expect(startPrefault(mt, range, 2)).toBe(true); // 1 for the model, 1 spare
+    stopPrefault(mt);
+    expect(startPrefault(await loadWasmModule(), range, 1)).toBe(false); // no threads in this build
+    mt._free(ptr);
   });
 
   test('loading leaves no process-wide error handlers behind', async () => {

@@ -122,6 +122,11 @@ export interface WasmModule {
   threadedBuild(): boolean;
   /** Runs n threads; returns how many ran (n in the pthreads build, 1 otherwise). */
   threadSelfTest(n: number): number;
+  /** Whether this is the relaxed-SIMD copy of the build (and the engine runs it). */
+  relaxedSimd(): boolean;
+  /** Pthreads build: faults the heap pages [begin, end) in on a thread (false elsewhere); prefaultStop() ends it. */
+  prefaultStart(begin: number, end: number): boolean;
+  prefaultStop(): void;
   /** 'gguf' | 'sentencepiece' | 'tokenizer.json' | 'tiktoken' | 'unknown', from a file's first bytes. */
   tokenizerFileFormat(head: Uint8Array): string;
   /** A wasm Tokenizer binding from a whole tokenizer file (wrap it with openTokenizer() instead). */
@@ -137,10 +142,14 @@ export interface LoadOptions {
    * build is returned. The first pthreads load fixes the worker pool size.
    */
   threads?: number;
+  /** 'auto' (default): the relaxed-SIMD copy of the build where the engine validates relaxed SIMD; false: never. */
+  relaxedSimd?: 'auto' | boolean;
 }
 
 /** Loads (once per build) the wasm core. */
 export function loadWasmModule(options?: LoadOptions): Promise<WasmModule>;
+/** Whether this engine runs relaxed SIMD (Chromium 114+; Node 20 only with --experimental-wasm-relaxed-simd). */
+export function relaxedSimdAvailable(): boolean;
 /** The build loadWasmModule({threads}) picks in this environment. */
 export function chooseVariant(threads?: number): 'st' | 'mt';
 /** Stops the pthreads of every loaded module and forgets them (lets Node exit). */
@@ -582,6 +591,8 @@ export interface LanguageModelInfo {
   kvCache: 'f16' | 'f32';
   threads: number;
   build: 'pthreads' | 'single-threaded';
+  /** 'relaxed': the relaxed-SIMD build (its 8-bit dot product in the fastest kernels), where the engine has it; else 'simd128'. */
+  simd: 'relaxed' | 'simd128';
   memory: { weightBytes: number; kvCacheBytes: number; wasmHeapBytes: number };
   nVocab: number;
 }

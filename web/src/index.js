@@ -5,7 +5,7 @@ export { clearCache } from './cache/model-cache.js';
 export { loadModel, LanguageModel } from './load-model.js';
 export { openTokenizer, Tokenizer } from './tokenizer.js';
 export { WasmLMError, ERROR_CODES } from './errors.js';
-export { loadWasmModule, releaseWasmModules, chooseVariant } from './wasm/load-module.js';
+export { loadWasmModule, releaseWasmModules, chooseVariant, relaxedSimdAvailable } from './wasm/load-module.js';
 export { openByteSource } from './sources/byte-source.js';
 export { readModelDirectory } from './parse/read-model-directory.js';
 export { decodeMetadata, unpackStrings } from './parse/metadata-values.js';

@@ -6,6 +6,7 @@
 // pieces at a time.
 import { WasmLMError, throwIfAborted, throwIfBindingError } from '../errors.js';
 import { openByteSource } from '../sources/byte-source.js';
+import { startPrefault, stopPrefault } from '../wasm/prefault.js';
 import { pushBytes } from '../wasm/push-bytes.js';
 import { readUntilDone } from '../parse/read-pth-directory.js';
 import { checkModelFits, estimateModelMemory, reserveHeap } from './memory-check.js';
@@ -21,7 +22,7 @@ const PIECE = 8 * 1024 * 1024;
  * @returns {Promise<ProgressReporter>}
  */
 export async function loadCheckpoint(wasm, model, checkpoint, {
-  signal, fetch, onProgress, contextLength, kvCache, memoryCheck = true, quantize,
+  signal, fetch, onProgress, contextLength, kvCache, memoryCheck = true, quantize, threads = 1,
 }) {
   const sources = [];
   try {
@@ -45,7 +46,7 @@ export async function loadCheckpoint(wasm, model, checkpoint, {
       checkModelFits(wasm, estimate, { contextLength, kvCache });
       // The largest tensor's room, free again once it is stored, is the working space.
       const fresh = reserveHeap(wasm, estimate, 0, 0);
-      if (fresh) wasm.prefaultStart?.(fresh.begin, fresh.end); // pthreads build: pages faulted in ahead of the copies
+      startPrefault(wasm, fresh, threads); // pthreads build: pages faulted in ahead of the copies
     }
     const target = { staging: (n) => model.staging(n), push: (n) => model.pushCheckpoint(n) };
     const pieces = plan.reads.flatMap((r) => {
@@ -65,7 +66,7 @@ export async function loadCheckpoint(wasm, model, checkpoint, {
     }
     return progress;
   } finally {
-    wasm.prefaultStop?.();
+    stopPrefault(wasm);
     await Promise.all(sources.map((s) => s.close?.()?.catch?.(() => {})));
   }
 }

@@ -44,7 +44,7 @@ export async function openModel(input, {
   try {
     throwIfAborted(signal);
     model = new wasm.Model(bytes?.size ?? 0);
-    const options = { signal, fetch, onProgress, contextLength, kvCache, memoryCheck, quantize };
+    const options = { signal, fetch, onProgress, contextLength, kvCache, memoryCheck, quantize, threads };
     let progress;
     if (checkpoint) {
       progress = await loadCheckpoint(wasm, model, checkpoint, options);
@@ -94,6 +94,8 @@ class ModelSession {
     this.#model = model;
     this.nVocab = model.nVocab();
     this.threads = model.threads();
+    /** 'relaxed': the kernels use relaxed SIMD's 8-bit dot product; 'simd128': SIMD-128 only. */
+    this.simd = wasm.relaxedSimd?.() ? 'relaxed' : 'simd128';
     /** 'llama' (the LLaMA family) or 'rwkv'. */
     this.architecture = model.architecture();
   }

@@ -4,6 +4,7 @@
 // the weights arrive; progress is reported at most ~10 times a second.
 import { abortedError, throwIfAborted, throwIfBindingError, WasmLMError } from '../errors.js';
 import { pushBytes } from '../wasm/push-bytes.js';
+import { startPrefault, stopPrefault } from '../wasm/prefault.js';
 import { checkModelFits, estimateModelMemory, reserveHeap } from './memory-check.js';
 
 /** While the header is parsed, bytes go in pieces this size, so the check comes before (nearly) any weights. */
@@ -65,13 +66,13 @@ export class ProgressReporter {
  * @param {object} wasm
  * @param {object} model a wasm Model
  * @param {{size?: number, chunks(): AsyncIterable<Uint8Array>, close(): Promise<void>}} bytes
- * @param {{signal?: AbortSignal, progress: ProgressReporter, contextLength: number, kvCache: 'f16'|'f32', memoryCheck?: boolean, shards?: number}} options
- *   shards: how many files of a split GGUF the caller has (1: an ordinary file)
+ * @param {{signal?: AbortSignal, progress: ProgressReporter, contextLength: number, kvCache: 'f16'|'f32', memoryCheck?: boolean, shards?: number, threads?: number}} options
+ *   shards: how many files of a split GGUF the caller has (1: an ordinary file); threads: the model's
  */
 export async function streamIntoModel(wasm, model, bytes, {
-  signal, progress, contextLength, kvCache, memoryCheck = true, shards = 1, quantize,
+  signal, progress, contextLength, kvCache, memoryCheck = true, shards = 1, quantize, threads = 1,
 }) {
-  const watcher = new DirectoryWatcher(wasm, model, bytes.size, { contextLength, kvCache, memoryCheck, shards, quantize });
+  const watcher = new DirectoryWatcher(wasm, model, bytes.size, { contextLength, kvCache, memoryCheck, shards, quantize, threads });
   // An abort while a read is pending: stop the source so the read settles now.
   const onAbort = () => {
     bytes.close().catch(() => {});
@@ -96,7 +97,7 @@ export async function streamIntoModel(wasm, model, bytes, {
     throw error;
   } finally {
     signal?.removeEventListener('abort', onAbort);
-    wasm.prefaultStop?.();
+    stopPrefault(wasm);
     watcher.dispose();
     await bytes.close().catch(() => {});
   }
@@ -161,8 +162,7 @@ class DirectoryWatcher {
     checkModelFits(this.#wasm, estimate, this.#options);
     if (this.#options.shards === 1 && !this.#options.quantize) {
       const fresh = reserveHeap(this.#wasm, estimate, this.#model.weightBytes?.() ?? 0);
-      // The pthreads build faults the new pages in on a thread, ahead of the copies.
-      if (fresh) this.#wasm.prefaultStart?.(fresh.begin, fresh.end);
+      startPrefault(this.#wasm, fresh, this.#options.threads); // the new pages faulted in ahead of the copies
     }
   }
 

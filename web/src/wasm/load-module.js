@@ -16,8 +16,29 @@ const wasmUrl = {
   st: () => new URL('../../dist/wasmlm-st.wasm', import.meta.url),
   mt: () => new URL('../../dist/wasmlm-mt.wasm', import.meta.url),
 };
+// The same builds with relaxed SIMD's 8-bit dot product in their fastest
+// kernels (wasm/relaxed-simd.mjs), for engines that validate it.
+const relaxedWasmUrl = {
+  st: () => new URL('../../dist/wasmlm-st.relaxed.wasm', import.meta.url),
+  mt: () => new URL('../../dist/wasmlm-mt.relaxed.wasm', import.meta.url),
+};
 
-/** @type {Map<'st'|'mt', Promise<object>>} */
+// A module whose one function is i16x8.relaxed_dot_i8x16_i7x16_s.
+const RELAXED_SIMD_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x07, 0x01, 0x60, 0x02, 0x7b, 0x7b, 0x01, 0x7b,
+  0x03, 0x02, 0x01, 0x00, 0x0a, 0x0b, 0x01, 0x09, 0x00, 0x20, 0x00, 0x20, 0x01, 0xfd, 0x92, 0x02, 0x0b,
+]);
+
+/** Whether this engine runs relaxed SIMD (Chromium 114+; Node 20 only with --experimental-wasm-relaxed-simd). */
+export function relaxedSimdAvailable() {
+  try {
+    return WebAssembly.validate(RELAXED_SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+/** @type {Map<string, Promise<object>>} keyed by build and SIMD flavour */
 const loaded = new Map();
 
 /** The build loadWasmModule({threads}) would pick here. */
@@ -30,27 +51,26 @@ export function chooseVariant(threads = 1) {
  * `threads` > 1 asks for the pthreads build; it is used where shared memory
  * works (Node, a cross-origin-isolated browser Worker), otherwise the
  * single-threaded build is returned. The first load of the pthreads build
- * fixes its worker pool size (`threads`).
- * @param {{threads?: number}} [options]
+ * fixes its worker pool size (`threads`). `relaxedSimd`: 'auto' takes the
+ * relaxed-SIMD copy where the engine has it; false never does.
+ * @param {{threads?: number, relaxedSimd?: 'auto'|boolean}} [options]
  */
-export function loadWasmModule({ threads = 1 } = {}) {
+export function loadWasmModule({ threads = 1, relaxedSimd = 'auto' } = {}) {
   const variant = chooseVariant(threads);
-  let promise = loaded.get(variant);
+  const relaxed = relaxedSimd !== false && relaxedSimdAvailable();
+  const key = relaxed ? `${variant}-relaxed` : variant;
+  let promise = loaded.get(key);
   if (!promise) {
-    promise = instantiate(variant, Math.max(1, Math.floor(threads)));
-    loaded.set(variant, promise);
-    promise.catch(() => loaded.delete(variant));
+    promise = instantiate(variant, Math.max(1, Math.floor(threads)), relaxed);
+    loaded.set(key, promise);
+    promise.catch(() => loaded.delete(key));
   }
   return promise;
 }
 
-async function instantiate(variant, poolSize) {
-  const url = wasmUrl[variant]();
-  // One pthread more than the model's threads: the loader's page toucher
-  // (wasm/heap_prefault.cpp). A pthread the pool lacks starts only once this
-  // thread returns to its event loop, and a ThreadPool waiting for it then
-  // would never return.
-  const options = variant === 'mt' ? { wasmlmPoolSize: poolSize + 1 } : {};
+async function instantiate(variant, poolSize, relaxed) {
+  const url = (relaxed ? relaxedWasmUrl : wasmUrl)[variant]();
+  const options = variant === 'mt' ? { wasmlmPoolSize: poolSize } : {};
   if (isNode) {
     const shims = await import('./node-shims.js');
     shims.installGlobals(new URL('.', url)); // web/dist/

@@ -99,6 +99,7 @@ function describeSession(s, options) {
     kvCache: options.kvCache ?? 'f16',
     threads: s.threads,
     build: s.threads > 1 ? 'pthreads' : 'single-threaded',
+    simd: s.simd,
     memory: summary.memory,
     nVocab: s.nVocab,
   };

@@ -1,0 +1,26 @@
+// Relaxed SIMD's i16x8.relaxed_dot_i8x16_i7x16_s (pmaddubsw on x86: 16
+// multiply-adds of int8 by 7-bit values in one instruction; SIMD-128 has no
+// 8-bit dot product). Debian's clang 14 cannot emit it in its standard
+// encoding, so the source writes i16x8.q15mulr_sat_s in its place (same
+// operand and result types, used nowhere else) and the build rewrites that
+// opcode into the relaxed dot in a second copy of each .wasm
+// (wasm/relaxed-simd.mjs). The loader picks that copy where the engine
+// validates relaxed SIMD. relaxed_simd_active() tells at run time which
+// binary this is: the kernels here are chosen only when it is true.
+#pragma once
+#ifdef __wasm_simd128__
+
+#include <wasm_simd128.h>
+
+namespace wasmlm {
+
+bool relaxed_simd_active();
+
+namespace simd {
+
+// Lane k of the int16 result: a[2k] b[2k] + a[2k+1] b[2k+1]; a int8, b in 0..127.
+inline v128_t relaxed_dot_i8x16_i7x16(v128_t a, v128_t b) { return wasm_i16x8_q15mulr_sat(a, b); }
+
+}  // namespace simd
+}  // namespace wasmlm
+#endif

@@ -80,6 +80,10 @@ struct Table {
       // One token through the relaxed 8-bit dot on int8 activations (same bits).
       rows[static_cast<int>(GgmlType::Q4_K)].vec_dot = vec_dot_q4_K_q8_K_relaxed;
       rows[static_cast<int>(GgmlType::Q4_K)].wide_one_token = false;
+      rows[static_cast<int>(GgmlType::Q5_K)].vec_dot = vec_dot_q5_K_q8_K_relaxed;
+      rows[static_cast<int>(GgmlType::Q5_K)].wide_one_token = false;
+      rows[static_cast<int>(GgmlType::Q6_K)].vec_dot = vec_dot_q6_K_q8_K_relaxed;
+      rows[static_cast<int>(GgmlType::Q6_K)].wide_one_token = false;
     }
 #endif
   }

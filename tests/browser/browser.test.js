@@ -121,7 +121,7 @@ describeWithChromium('in Chromium', () => {
   test.each([['a plain', 'single-threaded'], ['an isolated', 'pthreads']])('on %s page the relaxed-SIMD %s build generates the greedy tokens of the SIMD-128 engine in Node (K-quant and 4-bit files)', async (kind, build) => {
     const { openModel, releaseWasmModules, relaxedSimdAvailable } = await import('../../web/src/index.js');
     expect(relaxedSimdAvailable()).toBe(false); // Node 20 without --experimental-wasm-relaxed-simd
-    const files = ['synth-kq/synth-kq-pure-Q4_K.gguf', 'synth-kq/synth-kq-pure-Q4_0.gguf'];
+    const files = ['synth-kq/synth-kq-pure-Q4_K.gguf', 'synth-kq/synth-kq-pure-Q5_K.gguf', 'synth-kq/synth-kq-Q6_K.gguf', 'synth-kq/synth-kq-pure-Q4_0.gguf'];
     const prompt = [1, 403, 407, 261, 378];
     const expected = [];
     for (const file of files) {

@@ -1,0 +1,70 @@
+// Q5_K x Q8_K, one token, with the relaxed 8-bit dot: the 5-bit levels
+// (0..31) are the 7-bit operand, as in q4_K_relaxed.cpp with the fifth bit
+// of each weight from qh. Exact integers and the reference's float
+// arithmetic: the same bits as vec_dot_q5_K_q8_K.
+#include "quant/relaxed/relaxed_kernels.h"
+#ifdef __wasm_simd128__
+
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/k_scales.h"
+#include "quant/relaxed/relaxed_simd.h"
+#include "quant/simd128.h"
+
+namespace wasmlm {
+
+namespace {
+
+// Bit B of every byte of h, moved to bit 4 (16-bit shifts; the mask drops
+// what crosses from the neighbour byte).
+template <int B>
+inline v128_t bit_to_16(v128_t h) {
+  const v128_t m = wasm_i8x16_splat(0x10);
+  if constexpr (B < 4) return wasm_v128_and(wasm_i16x8_shl(h, 4 - B), m);
+  else if constexpr (B == 4) return wasm_v128_and(h, m);
+  else return wasm_v128_and(wasm_u16x8_shr(h, B - 4), m);
+}
+
+// Sub-blocks J and J + 1: 32 bytes of nibbles and their fifth bits (bits J
+// and J + 1 of qh) against 64 activations.
+template <int J>
+inline v128_t q5_K_pair(const block_q5_K& x, const int8_t* q8, v128_t h0, v128_t h1, v128_t sc16, v128_t acc) {
+  const v128_t m4 = wasm_i8x16_splat(0x0F);
+  const v128_t v0 = wasm_v128_load(x.qs + 16 * J), v1 = wasm_v128_load(x.qs + 16 * J + 16);
+  const int8_t* a = q8 + 32 * J;
+  const v128_t lo = wasm_i16x8_add(
+      simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(a), wasm_v128_or(wasm_v128_and(v0, m4), bit_to_16<J>(h0))),
+      simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(a + 16), wasm_v128_or(wasm_v128_and(v1, m4), bit_to_16<J>(h1))));
+  const v128_t hi = wasm_i16x8_add(
+      simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(a + 32), wasm_v128_or(wasm_u8x16_shr(v0, 4), bit_to_16<J + 1>(h0))),
+      simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(a + 48), wasm_v128_or(wasm_u8x16_shr(v1, 4), bit_to_16<J + 1>(h1))));
+  acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(lo, wasm_i16x8_shuffle(sc16, sc16, J, J, J, J, J, J, J, J)));
+  return wasm_i32x4_add(
+      acc, wasm_i32x4_dot_i16x8(hi, wasm_i16x8_shuffle(sc16, sc16, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1)));
+}
+
+}  // namespace
+
+float vec_dot_q5_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q5_K*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
+    const v128_t sc16 = wasm_u16x8_extend_low_u8x16(scales_mins), m16 = wasm_u16x8_extend_high_u8x16(scales_mins);
+    const v128_t h0 = wasm_v128_load(x[i].qh), h1 = wasm_v128_load(x[i].qh + 16);
+    v128_t acc = wasm_i32x4_splat(0);
+    acc = q5_K_pair<0>(x[i], y[i].qs, h0, h1, sc16, acc);
+    acc = q5_K_pair<2>(x[i], y[i].qs, h0, h1, sc16, acc);
+    acc = q5_K_pair<4>(x[i], y[i].qs, h0, h1, sc16, acc);
+    acc = q5_K_pair<6>(x[i], y[i].qs, h0, h1, sc16, acc);
+    const v128_t mins = wasm_i32x4_add(
+        wasm_i32x4_dot_i16x8(wasm_v128_load(y[i].bsums), wasm_i16x8_shuffle(m16, m16, 0, 0, 1, 1, 2, 2, 3, 3)),
+        wasm_i32x4_dot_i16x8(wasm_v128_load(y[i].bsums + 8), wasm_i16x8_shuffle(m16, m16, 4, 4, 5, 5, 6, 6, 7, 7)));
+    sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * simd::hsum_i32(acc) - fp16_to_fp32_fast(x[i].dmin) * simd::hsum_i32(mins));
+  }
+  return sum;
+}
+
+}  // namespace wasmlm
+#endif

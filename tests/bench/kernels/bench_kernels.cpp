@@ -20,6 +20,7 @@
 #include "quant/wide_activations.h"
 #include "quant/fp16.h"
 #include "quant/quant_traits.h"
+#include "quant/relaxed/relaxed_simd.h"
 
 using namespace wasmlm;
 using Clock = std::chrono::steady_clock;
@@ -101,8 +102,8 @@ struct Row {
 int main(int argc, char** argv) {
   // Optional arguments: the type names to run (default: all).
   std::vector<std::string> only(argv + 1, argv + argc);
-  std::printf("wasmlm kernel benchmark (wasm SIMD-128 under Node; %lld x %lld weights, GB/s of weight bytes)\n\n",
-              (long long)kDim, (long long)kDim);
+  std::printf("wasmlm kernel benchmark (wasm SIMD-128%s under Node; %lld x %lld weights, GB/s of weight bytes)\n\n",
+              wasmlm::relaxed_simd_active() ? " with the relaxed 8-bit dot" : "", (long long)kDim, (long long)kDim);
   const double bw = memory_read_gbps();
   std::printf("memory read bandwidth (1 GiB SIMD sum, 1 thread): %.2f GB/s\n\n", bw);
   std::fflush(stdout);
@@ -147,7 +148,8 @@ int main(int argc, char** argv) {
       std::vector<uint8_t> act(*ggml_nbytes(t.vec_dot_type, kDim));
       quant_traits(t.vec_dot_type).from_float(x.data(), act.data(), kDim);
       std::vector<uint8_t> wide;
-      if (t.vec_dot_wide) {
+      const bool use_wide = t.vec_dot_wide && t.wide_one_token;  // as matmul.cpp picks for one token
+      if (use_wide) {
         wide.resize(wide_activation_bytes(t.vec_dot_type, kDim));
         widen_activations(t.vec_dot_type, act.data(), wide.data(), kDim);
       }
@@ -157,7 +159,7 @@ int main(int argc, char** argv) {
           for (int r = 0; r < 32; ++r) {
             const uint8_t* row = mats.front().data() + r * row_bytes;
             float out;
-            if (t.vec_dot_wide)
+            if (use_wide)
               t.vec_dot_wide(kDim, row, wide.data(), 0, 1, &out, 0);
             else
               out = t.vec_dot(kDim, row, act.data());

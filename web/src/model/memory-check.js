@@ -59,7 +59,7 @@ export function checkModelFits(wasm, estimate, { contextLength, kvCache }) {
 }
 
 /** Scratch beyond the weights and the KV cache that reserveHeap() leaves room for. */
-const RESERVE_MARGIN = 24 * MiB;
+const RESERVE_MARGIN = 16 * MiB;
 const PIECE_LIMIT = 1536 * MiB;
 
 /**

@@ -98,11 +98,11 @@ describeWithChromium('a Vite production build of an app that imports wasmlm', ()
     return page.evaluate(() => window.__result);
   }
 
-  test('bundles the package: its worker, both wasm builds as assets, nothing unresolved', () => {
+  test('bundles the package: its worker, both wasm builds and their relaxed-SIMD copies as assets, nothing unresolved', () => {
     expect(warnings.filter((w) => !HARMLESS_WARNING.test(w))).toEqual([]);
     const assets = fs.readdirSync(path.join(outDir, 'assets'));
-    const wasm = assets.filter((f) => f.endsWith('.wasm')).map((f) => /^wasmlm-(st|mt)-/.exec(f)?.[1] ?? f);
-    expect(wasm.sort()).toEqual(['mt', 'st']);
+    const wasm = assets.filter((f) => f.endsWith('.wasm')).map((f) => /^wasmlm-((?:st|mt)(?:\.relaxed)?)-/.exec(f)?.[1] ?? f);
+    expect(wasm.sort()).toEqual(['mt', 'mt.relaxed', 'st', 'st.relaxed']); // each build and its relaxed-SIMD copy
     expect(assets.some((f) => /^model-worker-.*\.js$/.test(f))).toBe(true);
     expect(assets.some((f) => /^wasmlm-mt\.worker-.*\.js$/.test(f))).toBe(true); // the pthreads' Worker
     expect(assets.filter((f) => f.includes('jinja'))).toEqual([]); // bundled from the dependency, not the vendored copy

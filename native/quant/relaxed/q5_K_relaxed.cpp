@@ -8,7 +8,7 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/k_scales.h"
-#include "quant/relaxed/relaxed_simd.h"
+#include "quant/relaxed/k_pair_relaxed.h"
 #include "quant/simd128.h"
 
 namespace wasmlm {
@@ -31,16 +31,10 @@ template <int J>
 inline v128_t q5_K_pair(const block_q5_K& x, const int8_t* q8, v128_t h0, v128_t h1, v128_t sc16, v128_t acc) {
   const v128_t m4 = wasm_i8x16_splat(0x0F);
   const v128_t v0 = wasm_v128_load(x.qs + 16 * J), v1 = wasm_v128_load(x.qs + 16 * J + 16);
-  const int8_t* a = q8 + 32 * J;
-  const v128_t lo = wasm_i16x8_add(
-      simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(a), wasm_v128_or(wasm_v128_and(v0, m4), bit_to_16<J>(h0))),
-      simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(a + 16), wasm_v128_or(wasm_v128_and(v1, m4), bit_to_16<J>(h1))));
-  const v128_t hi = wasm_i16x8_add(
-      simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(a + 32), wasm_v128_or(wasm_u8x16_shr(v0, 4), bit_to_16<J + 1>(h0))),
-      simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(a + 48), wasm_v128_or(wasm_u8x16_shr(v1, 4), bit_to_16<J + 1>(h1))));
-  acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(lo, wasm_i16x8_shuffle(sc16, sc16, J, J, J, J, J, J, J, J)));
-  return wasm_i32x4_add(
-      acc, wasm_i32x4_dot_i16x8(hi, wasm_i16x8_shuffle(sc16, sc16, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1)));
+  return simd::scaled_pair_dot<J>(q8 + 32 * J, wasm_v128_or(wasm_v128_and(v0, m4), bit_to_16<J>(h0)),
+                                  wasm_v128_or(wasm_v128_and(v1, m4), bit_to_16<J>(h1)),
+                                  wasm_v128_or(wasm_u8x16_shr(v0, 4), bit_to_16<J + 1>(h0)),
+                                  wasm_v128_or(wasm_u8x16_shr(v1, 4), bit_to_16<J + 1>(h1)), sc16, acc);
 }
 
 }  // namespace
@@ -58,9 +52,7 @@ float vec_dot_q5_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {
     acc = q5_K_pair<2>(x[i], y[i].qs, h0, h1, sc16, acc);
     acc = q5_K_pair<4>(x[i], y[i].qs, h0, h1, sc16, acc);
     acc = q5_K_pair<6>(x[i], y[i].qs, h0, h1, sc16, acc);
-    const v128_t mins = wasm_i32x4_add(
-        wasm_i32x4_dot_i16x8(wasm_v128_load(y[i].bsums), wasm_i16x8_shuffle(m16, m16, 0, 0, 1, 1, 2, 2, 3, 3)),
-        wasm_i32x4_dot_i16x8(wasm_v128_load(y[i].bsums + 8), wasm_i16x8_shuffle(m16, m16, 4, 4, 5, 5, 6, 6, 7, 7)));
+    const v128_t mins = simd::mins_dot(m16, y[i].bsums);
     sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * simd::hsum_i32(acc) - fp16_to_fp32_fast(x[i].dmin) * simd::hsum_i32(mins));
   }
   return sum;

@@ -51,7 +51,10 @@ QuantTraits make(GgmlType type) {
 struct Table {
   QuantTraits rows[64];
   Table() {
-    for (uint32_t id = 0; id < 64; ++id) rows[id] = make(static_cast<GgmlType>(id));
+    for (uint32_t id = 0; id < 64; ++id) {
+      rows[id] = make(static_cast<GgmlType>(id));
+      rows[id].wide_form = default_wide_form(rows[id].vec_dot_type);
+    }
     rows[static_cast<int>(GgmlType::F16)].round_activations_to = GgmlType::F16;
     rows[static_cast<int>(GgmlType::BF16)].round_activations_to = GgmlType::BF16;
 #ifdef __wasm_simd128__
@@ -84,6 +87,12 @@ struct Table {
       rows[static_cast<int>(GgmlType::Q5_K)].wide_one_token = false;
       rows[static_cast<int>(GgmlType::Q6_K)].vec_dot = vec_dot_q6_K_q8_K_relaxed;
       rows[static_cast<int>(GgmlType::Q6_K)].wide_one_token = false;
+      // Every token count, one token included, through the relaxed grouped
+      // kernel (its own bits: the one-token path computes them the same way).
+      QuantTraits& q4_0 = rows[static_cast<int>(GgmlType::Q4_0)];
+      q4_0.vec_dot_wide = vec_dot_q4_0_q8_0g_relaxed;
+      q4_0.wide_form = WideForm::Q8_0Groups;
+      q4_0.wide_tokens = kMaxWideTokens;
     }
 #endif
   }

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/ggml_type.h"
+#include "quant/wide_activations.h"
 
 namespace wasmlm {
 
@@ -32,6 +33,7 @@ struct QuantTraits {
   // SIMD builds: the same dot against widened activations, several tokens per
   // pass over the weights. nullptr: matrix products use vec_dot.
   VecDotWideFn vec_dot_wide = nullptr;
+  WideForm wide_form = WideForm::None;  // the activations vec_dot_wide reads
   int wide_tokens = 4;  // the most tokens vec_dot_wide takes per call (<= kMaxWideTokens)
   // Whether one token goes through vec_dot_wide too; false where vec_dot is
   // faster for one token (it must give the same bits).

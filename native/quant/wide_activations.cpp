@@ -4,20 +4,48 @@
 
 namespace wasmlm {
 
-bool has_wide_activations(GgmlType vec_dot_type) {
-  return vec_dot_type == GgmlType::Q8_0 || vec_dot_type == GgmlType::Q8_1 || vec_dot_type == GgmlType::Q8_K ||
-         vec_dot_type == GgmlType::F32;
+WideForm default_wide_form(GgmlType vec_dot_type) {
+  switch (vec_dot_type) {
+    case GgmlType::Q8_0: return WideForm::Q8_0;
+    case GgmlType::Q8_1: return WideForm::Q8_1;
+    case GgmlType::Q8_K: return WideForm::Q8_K;
+    case GgmlType::F32: return WideForm::F32;
+    default: return WideForm::None;
+  }
 }
 
-uint64_t wide_activation_bytes(GgmlType vec_dot_type, int64_t n) {
-  if (vec_dot_type == GgmlType::Q8_0) return sizeof(block_q8_0w) * static_cast<uint64_t>(n / QK8_0);
-  if (vec_dot_type == GgmlType::Q8_1) return sizeof(block_q8_1w) * static_cast<uint64_t>(n / QK8_1);
-  if (vec_dot_type == GgmlType::F32) return sizeof(float) * static_cast<uint64_t>(n);
-  return sizeof(block_q8_Kw) * static_cast<uint64_t>(n / QK_K);
+uint64_t wide_activation_bytes(WideForm form, int64_t n) {
+  switch (form) {
+    case WideForm::Q8_0: return sizeof(block_q8_0w) * static_cast<uint64_t>(n / QK8_0);
+    case WideForm::Q8_1: return sizeof(block_q8_1w) * static_cast<uint64_t>(n / QK8_1);
+    case WideForm::Q8_K: return sizeof(block_q8_Kw) * static_cast<uint64_t>(n / QK_K);
+    case WideForm::F32: return sizeof(float) * static_cast<uint64_t>(n);
+    case WideForm::Q8_0Groups: return sizeof(group_q8_0r) * static_cast<uint64_t>((n / QK8_0 + 3) / 4);
+    case WideForm::None: break;
+  }
+  return 0;
 }
 
-void widen_activations(GgmlType vec_dot_type, const void* src, void* dst, int64_t n) {
-  if (vec_dot_type == GgmlType::Q8_0) {
+void widen_activations(WideForm form, const void* src, void* dst, int64_t n) {
+  if (form == WideForm::Q8_0Groups) {
+    const auto* x = static_cast<const block_q8_0*>(src);
+    auto* y = static_cast<group_q8_0r*>(dst);
+    const int64_t nb = n / QK8_0;
+    for (int64_t g = 0; g < (nb + 3) / 4; ++g)
+      for (int b = 0; b < 4; ++b) {
+        const int64_t i = 4 * g + b;
+        int32_t sum = 0;
+        for (int j = 0; j < QK8_0; ++j) {
+          const int8_t q = i < nb ? x[i].qs[j] : 0;
+          y[g].qs[QK8_0 * b + j] = q;
+          sum += q;
+        }
+        y[g].s8[b] = 8 * sum;
+        y[g].d[b] = i < nb ? fp16_to_fp32(x[i].d) : 0.0f;
+      }
+    return;
+  }
+  if (form == WideForm::Q8_0) {
     const auto* x = static_cast<const block_q8_0*>(src);
     auto* y = static_cast<block_q8_0w*>(dst);
     for (int64_t i = 0; i < n / QK8_0; ++i) {
@@ -30,13 +58,13 @@ void widen_activations(GgmlType vec_dot_type, const void* src, void* dst, int64_
     }
     return;
   }
-  if (vec_dot_type == GgmlType::F32) {
+  if (form == WideForm::F32) {
     const auto* x = static_cast<const float*>(src);
     auto* y = static_cast<float*>(dst);
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] * kF16RawScale;
     return;
   }
-  if (vec_dot_type == GgmlType::Q8_1) {
+  if (form == WideForm::Q8_1) {
     const auto* x = static_cast<const block_q8_1*>(src);
     auto* y = static_cast<block_q8_1w*>(dst);
     for (int64_t i = 0; i < n / QK8_1; ++i) {
@@ -46,6 +74,7 @@ void widen_activations(GgmlType vec_dot_type, const void* src, void* dst, int64_
     }
     return;
   }
+  if (form != WideForm::Q8_K) return;
   const auto* x = static_cast<const block_q8_K*>(src);
   auto* y = static_cast<block_q8_Kw*>(dst);
   for (int64_t i = 0; i < n / QK_K; ++i) {

@@ -2,7 +2,8 @@
 // feed i32x4.dot_i16x8 directly: wasm SIMD-128 has no int8 dot product, and
 // widening the activations inside every weight row's dot would repeat the
 // same work rows times. The integer values are those of the Q8_0 / Q8_K
-// activations ggml uses, so results stay the same.
+// activations ggml uses, so results stay the same. (One form stays int8, laid
+// out for a relaxed-SIMD kernel: group_q8_0r.)
 #pragma once
 
 #include <cstdint>
@@ -36,16 +37,38 @@ struct block_q8_Kw {
   float d;
 };
 
+// Q8_0 activations for the relaxed-SIMD Q4_0 kernel: still int8 (its 8-bit
+// dot reads them as they are), in groups of 4 blocks with their scales and
+// sums side by side, so one vector op does a group's float work (the last
+// group is padded with zero blocks).
+struct group_q8_0r {
+  int8_t qs[4 * QK8_0];
+  int32_t s8[4];  // 8 x the sum of each block's qs: the nibbles' offset of 8
+  float d[4];
+};
+
 // F32 activations (of F16 weights) have a "wide" form too: the values times
 // 2^112, exact (they are F16-rounded, so at most 65504), which spares the F16
 // kernel the scaling of every converted half (simd128.h's fp16x8_to_f32_raw).
 constexpr float kF16RawScale = 0x1.0p112f;
 
-// Whether `vec_dot_type` activations have a widened form.
-bool has_wide_activations(GgmlType vec_dot_type);
+// The forms above; a kernel names the one it reads (QuantTraits::wide_form).
+enum class WideForm : uint8_t {
+  None,
+  Q8_0,        // block_q8_0w
+  Q8_1,        // block_q8_1w
+  Q8_K,        // block_q8_Kw
+  F32,         // floats x kF16RawScale
+  Q8_0Groups,  // group_q8_0r
+};
+
+// The form widened from `vec_dot_type` activations unless a kernel asks for
+// another; None: that type has none.
+WideForm default_wide_form(GgmlType vec_dot_type);
 // Bytes of n widened activations.
-uint64_t wide_activation_bytes(GgmlType vec_dot_type, int64_t n);
-// src: n activations quantized to vec_dot_type; dst: their widened form.
-void widen_activations(GgmlType vec_dot_type, const void* src, void* dst, int64_t n);
+uint64_t wide_activation_bytes(WideForm form, int64_t n);
+// src: n activations quantized to the form's vec_dot_type (Q8_0 for
+// Q8_0Groups); dst: their widened form.
+void widen_activations(WideForm form, const void* src, void* dst, int64_t n);
 
 }  // namespace wasmlm

@@ -86,17 +86,17 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
     if (!info) continue;
     const QuantTraits& t = quant_traits(info->type);
     if (!t.vec_dot_wide) continue;
-    for (int64_t n : {160, 256, 2080, 4096, 11008}) {
+    for (int64_t n : {160, 192, 224, 256, 2080, 4096, 11008}) {  // 5, 6, 7 blocks: a partial last group
       if (n % info->block_size) continue;
       for (int n_tokens : {1, 2, 3, 4, 5, 7, 13, 16}) {
         if (n_tokens > t.wide_tokens) continue;
         std::vector<uint8_t> w = random_weights(info->type, n, rng);
-        const uint64_t q_bytes = *ggml_nbytes(t.vec_dot_type, n), wide_bytes = wide_activation_bytes(t.vec_dot_type, n);
+        const uint64_t q_bytes = *ggml_nbytes(t.vec_dot_type, n), wide_bytes = wide_activation_bytes(t.wide_form, n);
         std::vector<uint8_t> qa(q_bytes * n_tokens + 16), wide(wide_bytes * n_tokens + 16);
         for (int tok = 0; tok < n_tokens; ++tok) {
           std::vector<float> a = random_floats(n, rng);
           quant_traits(t.vec_dot_type).from_float(a.data(), qa.data() + tok * q_bytes, n);
-          widen_activations(t.vec_dot_type, qa.data() + tok * q_bytes, wide.data() + tok * wide_bytes, n);
+          widen_activations(t.wide_form, qa.data() + tok * q_bytes, wide.data() + tok * wide_bytes, n);
         }
         ASSERT_LE(t.wide_tokens, kMaxWideTokens);
         float out[2 * kMaxWideTokens];
@@ -211,8 +211,8 @@ TEST(SimdF16, InfAndNaNInARowGiveTheReferenceResult) {
       const float ref = t.vec_dot_ref(40, w.data(), y.data());
       // The one-token kernel, and the multi-token one over activations scaled by 2^112 (2 tokens).
       std::vector<float> wide(2 * 40 + 4);
-      widen_activations(GgmlType::F32, y.data(), wide.data(), 40);
-      widen_activations(GgmlType::F32, y.data(), wide.data() + 40, 40);
+      widen_activations(WideForm::F32, y.data(), wide.data(), 40);
+      widen_activations(WideForm::F32, y.data(), wide.data() + 40, 40);
       float both[2];
       t.vec_dot_wide(40, w.data(), wide.data(), 40 * sizeof(float), 2, both, 1);
       for (float got : {t.vec_dot(40, w.data(), y.data()), both[0], both[1]}) {

@@ -150,8 +150,8 @@ int main(int argc, char** argv) {
       std::vector<uint8_t> wide;
       const bool use_wide = t.vec_dot_wide && t.wide_one_token;  // as matmul.cpp picks for one token
       if (use_wide) {
-        wide.resize(wide_activation_bytes(t.vec_dot_type, kDim));
-        widen_activations(t.vec_dot_type, act.data(), wide.data(), kDim);
+        wide.resize(wide_activation_bytes(t.wide_form, kDim));
+        widen_activations(t.wide_form, act.data(), wide.data(), kDim);
       }
       float sink = 0;
       const double secs = best_time([&] {

@@ -4,6 +4,30 @@
 
 namespace wasmlm {
 
+namespace {
+
+// The grouped int8 forms: the qs of blocks 4g..4g+3 side by side in group g
+// (zeros past the last block), then scales(block or nullptr, group, b, sum).
+template <typename Block, typename Group, typename Scales>
+void widen_groups(const void* src, void* dst, int64_t n, Scales&& scales) {
+  const auto* x = static_cast<const Block*>(src);
+  auto* y = static_cast<Group*>(dst);
+  const int64_t nb = n / QK8_0;
+  for (int64_t g = 0; g < (nb + 3) / 4; ++g)
+    for (int b = 0; b < 4; ++b) {
+      const int64_t i = 4 * g + b;
+      int32_t sum = 0;
+      for (int j = 0; j < QK8_0; ++j) {
+        const int8_t q = i < nb ? x[i].qs[j] : 0;
+        y[g].qs[QK8_0 * b + j] = q;
+        sum += q;
+      }
+      scales(i < nb ? &x[i] : nullptr, y[g], b, sum);
+    }
+}
+
+}  // namespace
+
 WideForm default_wide_form(GgmlType vec_dot_type) {
   switch (vec_dot_type) {
     case GgmlType::Q8_0: return WideForm::Q8_0;
@@ -21,6 +45,7 @@ uint64_t wide_activation_bytes(WideForm form, int64_t n) {
     case WideForm::Q8_K: return sizeof(block_q8_Kw) * static_cast<uint64_t>(n / QK_K);
     case WideForm::F32: return sizeof(float) * static_cast<uint64_t>(n);
     case WideForm::Q8_0Groups: return sizeof(group_q8_0r) * static_cast<uint64_t>((n / QK8_0 + 3) / 4);
+    case WideForm::Q8_1Groups: return sizeof(group_q8_1r) * static_cast<uint64_t>((n / QK8_1 + 3) / 4);
     case WideForm::None: break;
   }
   return 0;
@@ -28,21 +53,17 @@ uint64_t wide_activation_bytes(WideForm form, int64_t n) {
 
 void widen_activations(WideForm form, const void* src, void* dst, int64_t n) {
   if (form == WideForm::Q8_0Groups) {
-    const auto* x = static_cast<const block_q8_0*>(src);
-    auto* y = static_cast<group_q8_0r*>(dst);
-    const int64_t nb = n / QK8_0;
-    for (int64_t g = 0; g < (nb + 3) / 4; ++g)
-      for (int b = 0; b < 4; ++b) {
-        const int64_t i = 4 * g + b;
-        int32_t sum = 0;
-        for (int j = 0; j < QK8_0; ++j) {
-          const int8_t q = i < nb ? x[i].qs[j] : 0;
-          y[g].qs[QK8_0 * b + j] = q;
-          sum += q;
-        }
-        y[g].s8[b] = 8 * sum;
-        y[g].d[b] = i < nb ? fp16_to_fp32(x[i].d) : 0.0f;
-      }
+    widen_groups<block_q8_0, group_q8_0r>(src, dst, n, [](const block_q8_0* x, group_q8_0r& y, int b, int32_t sum) {
+      y.d[b] = x ? fp16_to_fp32(x->d) : 0.0f;
+      y.sums[b] = sum;
+    });
+    return;
+  }
+  if (form == WideForm::Q8_1Groups) {
+    widen_groups<block_q8_1, group_q8_1r>(src, dst, n, [](const block_q8_1* x, group_q8_1r& y, int b, int32_t) {
+      y.d[b] = x ? fp16_to_fp32(x->d) : 0.0f;
+      y.s[b] = x ? fp16_to_fp32(x->s) : 0.0f;
+    });
     return;
   }
   if (form == WideForm::Q8_0) {

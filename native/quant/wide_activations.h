@@ -2,8 +2,8 @@
 // feed i32x4.dot_i16x8 directly: wasm SIMD-128 has no int8 dot product, and
 // widening the activations inside every weight row's dot would repeat the
 // same work rows times. The integer values are those of the Q8_0 / Q8_K
-// activations ggml uses, so results stay the same. (One form stays int8, laid
-// out for a relaxed-SIMD kernel: group_q8_0r.)
+// activations ggml uses, so results stay the same. (Two forms stay int8, laid
+// out for the relaxed-SIMD kernels: group_q8_0r, group_q8_1r.)
 #pragma once
 
 #include <cstdint>
@@ -37,14 +37,21 @@ struct block_q8_Kw {
   float d;
 };
 
-// Q8_0 activations for the relaxed-SIMD Q4_0 kernel: still int8 (its 8-bit
-// dot reads them as they are), in groups of 4 blocks with their scales and
-// sums side by side, so one vector op does a group's float work (the last
-// group is padded with zero blocks).
+// Q8_0 / Q8_1 activations for the relaxed-SIMD kernels of the 32-weight
+// types (relaxed/group_kernel_relaxed.h): still int8 (the 8-bit dot reads
+// them as they are), in groups of 4 blocks with their scales and sums side by
+// side, so that one vector op does a group's float work. The last group is
+// padded with zero blocks.
 struct group_q8_0r {
   int8_t qs[4 * QK8_0];
-  int32_t s8[4];  // 8 x the sum of each block's qs: the nibbles' offset of 8
+  int32_t sums[4];  // sum of each block's qs (for the levels' offset)
   float d[4];
+};
+
+struct group_q8_1r {
+  int8_t qs[4 * QK8_1];
+  float d[4];
+  float s[4];  // each block's s (d * sum(qs), the Q8_1 block's fp16)
 };
 
 // F32 activations (of F16 weights) have a "wide" form too: the values times
@@ -60,6 +67,7 @@ enum class WideForm : uint8_t {
   Q8_K,        // block_q8_Kw
   F32,         // floats x kF16RawScale
   Q8_0Groups,  // group_q8_0r
+  Q8_1Groups,  // group_q8_1r
 };
 
 // The form widened from `vec_dot_type` activations unless a kernel asks for
@@ -68,7 +76,7 @@ WideForm default_wide_form(GgmlType vec_dot_type);
 // Bytes of n widened activations.
 uint64_t wide_activation_bytes(WideForm form, int64_t n);
 // src: n activations quantized to the form's vec_dot_type (Q8_0 for
-// Q8_0Groups); dst: their widened form.
+// Q8_0Groups, Q8_1 for Q8_1Groups); dst: their widened form.
 void widen_activations(WideForm form, const void* src, void* dst, int64_t n);
 
 }  // namespace wasmlm

@@ -10,10 +10,16 @@ namespace wasmlm {
 float vec_dot_q4_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q5_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q6_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
-// Q4_0 against group_q8_0r activations (wide_activations.h), 1 to
-// kMaxWideTokens tokens per pass (QuantTraits::vec_dot_wide).
-void vec_dot_q4_0_q8_0g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+// The 32-weight types with unsigned levels against grouped int8 activations
+// (group_q8_0r, group_q8_1r in wide_activations.h), 1 to kMaxWideTokens
+// tokens per pass (QuantTraits::vec_dot_wide; group_kernel_relaxed.h).
+#define WASMLM_DECLARE_RELAXED_GROUP_DOT(name)                                                                   \
+  void vec_dot_##name##_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out, \
                                 int64_t out_stride);
+WASMLM_DECLARE_RELAXED_GROUP_DOT(q4_0_q8_0g)
+WASMLM_DECLARE_RELAXED_GROUP_DOT(q5_0_q8_0g)
+WASMLM_DECLARE_RELAXED_GROUP_DOT(q4_1_q8_1g)
+#undef WASMLM_DECLARE_RELAXED_GROUP_DOT
 #endif
 
 }  // namespace wasmlm

@@ -1,0 +1,119 @@
+// The relaxed-SIMD kernel shared by the 32-weight types with unsigned levels
+// (Q4_0, Q5_0: w = d (q - offset); Q4_1: w = d q + m), for 1 to
+// kMaxWideTokens tokens. The levels (0..31) are the 7-bit operand of the
+// 8-bit dot and the int8 activations the other, so a block's 32 products take
+// two dots into int16 lanes (|sum| <= 4 * 127 * 31) and one widening add.
+// Once the dot is this cheap, the float work per block and token dominates
+// (convert, scale, add), so it is done for 4 blocks at once: their integer
+// dots are reduced into the 4 lanes of one vector (hsum4_i32), block 4g + k
+// in lane k, and
+//   offset types: acc += float(dot - offset * sum(a)) * (d_w * d_a)
+//   min types:    acc += float(dot) * (d_w * d_a) + m_w * s_a
+// lane by lane; the result is the sum of acc's lanes. Each token gets exactly
+// that arithmetic whatever the number of tokens in the call, so a batched
+// prompt gives the bits of token-by-token decoding.
+//
+// Levels (one per type) provides: Block; kOffsetShift (offset = 1 <<
+// kOffsetShift; -1 for the min types); levels(block, &lo, &hi), the levels
+// of weights 0-15 and 16-31 as bytes; scale(block) and, for the min types,
+// min(block).
+#pragma once
+#ifdef __wasm_simd128__
+
+#include <cstdint>
+#include <type_traits>
+
+#include "quant/blocks.h"
+#include "quant/quant_types.h"
+#include "quant/relaxed/relaxed_simd.h"
+#include "quant/simd128.h"
+#include "quant/wide_activations.h"
+
+namespace wasmlm::simd {
+
+// Integer dot of one block's levels with its 32 activations, as 4 int32 lanes.
+inline v128_t relaxed_block_dot(v128_t lo, v128_t hi, const int8_t* q8) {
+  return wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_add(relaxed_dot_i8x16_i7x16(wasm_v128_load(q8), lo),
+                                                          relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), hi)));
+}
+
+template <typename Levels>
+struct RelaxedGroups {
+  using Block = typename Levels::Block;
+  static constexpr bool kHasMin = Levels::kOffsetShift < 0;
+  using Act = std::conditional_t<kHasMin, group_q8_1r, group_q8_0r>;
+
+  // A group of a weight row: levels, scales and mins of blocks [0, count);
+  // the blocks past count (a row's last, partial group) are zero.
+  struct Group {
+    v128_t lo[4], hi[4];
+    v128_t d, m;
+  };
+
+  static void load(const Block* x, int count, Group& g) {
+    float d[4] = {0, 0, 0, 0}, m[4] = {0, 0, 0, 0};
+    for (int b = 0; b < 4; ++b) {
+      if (b < count) {
+        Levels::levels(x[b], &g.lo[b], &g.hi[b]);
+        d[b] = Levels::scale(x[b]);
+        if constexpr (kHasMin) m[b] = Levels::min(x[b]);
+      } else {
+        g.lo[b] = g.hi[b] = wasm_i8x16_splat(0);
+      }
+    }
+    g.d = wasm_f32x4_make(d[0], d[1], d[2], d[3]);
+    g.m = wasm_f32x4_make(m[0], m[1], m[2], m[3]);
+  }
+
+  static v128_t add_group(v128_t acc, const Group& g, const Act& y) {
+    v128_t dots[4];
+    for (int b = 0; b < 4; ++b) dots[b] = relaxed_block_dot(g.lo[b], g.hi[b], y.qs + QK8_0 * b);
+    v128_t q = hsum4_i32(dots[0], dots[1], dots[2], dots[3]);
+    if constexpr (kHasMin) {
+      return wasm_f32x4_add(acc, wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(g.d, wasm_v128_load(y.d))),
+                                                wasm_f32x4_mul(g.m, wasm_v128_load(y.s))));
+    } else {
+      q = wasm_i32x4_sub(q, wasm_i32x4_shl(wasm_v128_load(y.sums), Levels::kOffsetShift));
+      return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(g.d, wasm_v128_load(y.d))));
+    }
+  }
+
+  static void dot(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                  int64_t out_stride) {
+    const auto* x = static_cast<const Block*>(w);
+    const int64_t nb = n / QK8_0, full = nb / 4;
+    const int tail = static_cast<int>(nb % 4);
+    if (n_tokens == 1) {
+      const auto* y = static_cast<const Act*>(a);
+      v128_t acc = wasm_f32x4_splat(0);
+      for (int64_t g = 0; g < full; ++g) {
+        Group grp;
+        load(x + 4 * g, 4, grp);
+        acc = add_group(acc, grp, y[g]);
+      }
+      if (tail) {
+        Group grp;
+        load(x + 4 * full, tail, grp);
+        acc = add_group(acc, grp, y[full]);
+      }
+      out[0] = hsum_f32(acc);
+      return;
+    }
+    // Each group's levels are unpacked once for all the tokens; the
+    // accumulators live in memory (16 would not fit V8's registers).
+    const auto* base = static_cast<const uint8_t*>(a);
+    v128_t acc[kMaxWideTokens];
+    for (int t = 0; t < n_tokens; ++t) acc[t] = wasm_f32x4_splat(0);
+    for (int64_t g = 0; g < full + (tail ? 1 : 0); ++g) {
+      Group grp;
+      load(x + 4 * g, g < full ? 4 : tail, grp);
+#pragma clang loop unroll_count(2)
+      for (int t = 0; t < n_tokens; ++t)
+        acc[t] = add_group(acc[t], grp, reinterpret_cast<const Act*>(base + t * act_stride)[g]);
+    }
+    for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = hsum_f32(acc[t]);
+  }
+};
+
+}  // namespace wasmlm::simd
+#endif

@@ -1,0 +1,75 @@
+// The 32-weight types with unsigned levels on the relaxed group kernel
+// (group_kernel_relaxed.h): how each one's levels, scale and min unpack.
+// (Not Q5_1: its one-token kernel came out slower than SIMD-128's.)
+#include "quant/relaxed/relaxed_kernels.h"
+#ifdef __wasm_simd128__
+
+#include <cstring>
+
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/relaxed/group_kernel_relaxed.h"
+#include "quant/simd128.h"
+
+namespace wasmlm {
+
+namespace {
+
+inline void nibbles(const uint8_t* qs, v128_t* lo, v128_t* hi) {
+  const v128_t v = wasm_v128_load(qs);
+  *lo = wasm_v128_and(v, wasm_i8x16_splat(0x0F));
+  *hi = wasm_u8x16_shr(v, 4);
+}
+
+// Nibbles plus the 5th bits from qh (bit j: weight j).
+inline void nibbles5(const uint8_t* qs, const uint8_t* qh, v128_t* lo, v128_t* hi) {
+  uint32_t bits;
+  std::memcpy(&bits, qh, sizeof bits);
+  v128_t h_lo, h_hi;
+  simd::q5_high_bits(bits, &h_lo, &h_hi);
+  nibbles(qs, lo, hi);
+  *lo = wasm_v128_or(*lo, h_lo);
+  *hi = wasm_v128_or(*hi, h_hi);
+}
+
+struct Q4_0Levels {
+  using Block = block_q4_0;
+  static constexpr int kOffsetShift = 3;  // w = d (q - 8)
+  static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles(b.qs, lo, hi); }
+  static float scale(const Block& b) { return fp16_to_fp32_fast(b.d); }
+};
+
+struct Q5_0Levels {
+  using Block = block_q5_0;
+  static constexpr int kOffsetShift = 4;  // w = d (q - 16)
+  static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles5(b.qs, b.qh, lo, hi); }
+  static float scale(const Block& b) { return fp16_to_fp32_fast(b.d); }
+};
+
+struct Q4_1Levels {
+  using Block = block_q4_1;
+  static constexpr int kOffsetShift = -1;  // w = d q + m
+  static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles(b.qs, lo, hi); }
+  static float scale(const Block& b) { return fp16_to_fp32_fast(b.d); }
+  static float min(const Block& b) { return fp16_to_fp32_fast(b.m); }
+};
+
+}  // namespace
+
+void vec_dot_q4_0_q8_0g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                                int64_t out_stride) {
+  simd::RelaxedGroups<Q4_0Levels>::dot(n, w, a, act_stride, n_tokens, out, out_stride);
+}
+
+void vec_dot_q5_0_q8_0g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                                int64_t out_stride) {
+  simd::RelaxedGroups<Q5_0Levels>::dot(n, w, a, act_stride, n_tokens, out, out_stride);
+}
+
+void vec_dot_q4_1_q8_1g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                                int64_t out_stride) {
+  simd::RelaxedGroups<Q4_1Levels>::dot(n, w, a, act_stride, n_tokens, out, out_stride);
+}
+
+}  // namespace wasmlm
+#endif

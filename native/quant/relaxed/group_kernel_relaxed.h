@@ -33,8 +33,7 @@ namespace wasmlm::simd {
 
 // Integer dot of one block's levels with its 32 activations, as 4 int32 lanes.
 inline v128_t relaxed_block_dot(v128_t lo, v128_t hi, const int8_t* q8) {
-  return wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_add(relaxed_dot_i8x16_i7x16(wasm_v128_load(q8), lo),
-                                                          relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), hi)));
+  return wasm_i32x4_extadd_pairwise_i16x8(relaxed_dot32(q8, lo, hi));
 }
 
 template <typename Levels>

@@ -1,12 +1,16 @@
 // Pieces the relaxed Q4_K and Q5_K kernels share: both store 8 sub-blocks of
 // 32 weights with 6-bit scales and mins (k_scales.h) and differ only in how
-// the levels of a sub-block pair are unpacked.
+// the levels of a sub-block pair are unpacked, so the block loop is shared too.
 #pragma once
 #ifdef __wasm_simd128__
 
 #include <cstdint>
 
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/k_scales.h"
 #include "quant/relaxed/relaxed_simd.h"
+#include "quant/simd128.h"
 
 namespace wasmlm::simd {
 
@@ -17,10 +21,7 @@ namespace wasmlm::simd {
 template <int J>
 inline v128_t scaled_pair_dot(const int8_t* a, v128_t lo0, v128_t lo1, v128_t hi0, v128_t hi1, v128_t sc16,
                               v128_t acc) {
-  const v128_t lo = wasm_i16x8_add(relaxed_dot_i8x16_i7x16(wasm_v128_load(a), lo0),
-                                   relaxed_dot_i8x16_i7x16(wasm_v128_load(a + 16), lo1));
-  const v128_t hi = wasm_i16x8_add(relaxed_dot_i8x16_i7x16(wasm_v128_load(a + 32), hi0),
-                                   relaxed_dot_i8x16_i7x16(wasm_v128_load(a + 48), hi1));
+  const v128_t lo = relaxed_dot32(a, lo0, lo1), hi = relaxed_dot32(a + 32, hi0, hi1);
   acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(lo, wasm_i16x8_shuffle(sc16, sc16, J, J, J, J, J, J, J, J)));
   return wasm_i32x4_add(
       acc, wasm_i32x4_dot_i16x8(hi, wasm_i16x8_shuffle(sc16, sc16, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1)));
@@ -31,6 +32,23 @@ inline v128_t scaled_pair_dot(const int8_t* a, v128_t lo0, v128_t lo1, v128_t hi
 inline v128_t mins_dot(v128_t m16, const int16_t* bsums) {
   return wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_v128_load(bsums), wasm_i16x8_shuffle(m16, m16, 0, 0, 1, 1, 2, 2, 3, 3)),
                         wasm_i32x4_dot_i16x8(wasm_v128_load(bsums + 8), wasm_i16x8_shuffle(m16, m16, 4, 4, 5, 5, 6, 6, 7, 7)));
+}
+
+// The one-token dot of Q4_K or Q5_K weights x with Q8_K activations y:
+// pairs(block, q8, sc16) returns a block's scaled sub-block dots (4 int32
+// lanes, through scaled_pair_dot); the mins and the float arithmetic are the
+// reference's, so the result has its bits.
+template <typename Block, typename Pairs>
+inline float k_dot_relaxed(int64_t n, const Block* x, const block_q8_K* y, Pairs&& pairs) {
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
+    const v128_t sc16 = wasm_u16x8_extend_low_u8x16(scales_mins), m16 = wasm_u16x8_extend_high_u8x16(scales_mins);
+    const v128_t acc = pairs(x[i], y[i].qs, sc16);
+    const v128_t mins = mins_dot(m16, y[i].bsums);
+    sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * hsum_i32(acc) - fp16_to_fp32_fast(x[i].dmin) * hsum_i32(mins));
+  }
+  return sum;
 }
 
 }  // namespace wasmlm::simd

@@ -7,8 +7,6 @@
 #ifdef __wasm_simd128__
 
 #include "quant/blocks.h"
-#include "quant/fp16.h"
-#include "quant/k_scales.h"
 #include "quant/relaxed/k_pair_relaxed.h"
 #include "quant/simd128.h"
 
@@ -28,21 +26,14 @@ inline v128_t q4_K_pair(const uint8_t* q4, const int8_t* q8, v128_t sc16, v128_t
 }  // namespace
 
 float vec_dot_q4_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {
-  const auto* x = static_cast<const block_q4_K*>(w);
-  const auto* y = static_cast<const block_q8_K*>(a);
-  float sum = 0;
-  for (int64_t i = 0; i < n / QK_K; ++i) {
-    const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
-    const v128_t sc16 = wasm_u16x8_extend_low_u8x16(scales_mins), m16 = wasm_u16x8_extend_high_u8x16(scales_mins);
-    v128_t acc = wasm_i32x4_splat(0);
-    acc = q4_K_pair<0>(x[i].qs, y[i].qs, sc16, acc);
-    acc = q4_K_pair<2>(x[i].qs, y[i].qs, sc16, acc);
-    acc = q4_K_pair<4>(x[i].qs, y[i].qs, sc16, acc);
-    acc = q4_K_pair<6>(x[i].qs, y[i].qs, sc16, acc);
-    const v128_t mins = simd::mins_dot(m16, y[i].bsums);
-    sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * simd::hsum_i32(acc) - fp16_to_fp32_fast(x[i].dmin) * simd::hsum_i32(mins));
-  }
-  return sum;
+  return simd::k_dot_relaxed(n, static_cast<const block_q4_K*>(w), static_cast<const block_q8_K*>(a),
+                             [](const block_q4_K& x, const int8_t* q8, v128_t sc16) {
+                               v128_t acc = wasm_i32x4_splat(0);
+                               acc = q4_K_pair<0>(x.qs, q8, sc16, acc);
+                               acc = q4_K_pair<2>(x.qs, q8, sc16, acc);
+                               acc = q4_K_pair<4>(x.qs, q8, sc16, acc);
+                               return q4_K_pair<6>(x.qs, q8, sc16, acc);
+                             });
 }
 
 }  // namespace wasmlm

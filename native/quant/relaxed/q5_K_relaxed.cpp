@@ -6,8 +6,6 @@
 #ifdef __wasm_simd128__
 
 #include "quant/blocks.h"
-#include "quant/fp16.h"
-#include "quant/k_scales.h"
 #include "quant/relaxed/k_pair_relaxed.h"
 #include "quant/simd128.h"
 
@@ -40,22 +38,15 @@ inline v128_t q5_K_pair(const block_q5_K& x, const int8_t* q8, v128_t h0, v128_t
 }  // namespace
 
 float vec_dot_q5_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {
-  const auto* x = static_cast<const block_q5_K*>(w);
-  const auto* y = static_cast<const block_q8_K*>(a);
-  float sum = 0;
-  for (int64_t i = 0; i < n / QK_K; ++i) {
-    const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
-    const v128_t sc16 = wasm_u16x8_extend_low_u8x16(scales_mins), m16 = wasm_u16x8_extend_high_u8x16(scales_mins);
-    const v128_t h0 = wasm_v128_load(x[i].qh), h1 = wasm_v128_load(x[i].qh + 16);
-    v128_t acc = wasm_i32x4_splat(0);
-    acc = q5_K_pair<0>(x[i], y[i].qs, h0, h1, sc16, acc);
-    acc = q5_K_pair<2>(x[i], y[i].qs, h0, h1, sc16, acc);
-    acc = q5_K_pair<4>(x[i], y[i].qs, h0, h1, sc16, acc);
-    acc = q5_K_pair<6>(x[i], y[i].qs, h0, h1, sc16, acc);
-    const v128_t mins = simd::mins_dot(m16, y[i].bsums);
-    sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * simd::hsum_i32(acc) - fp16_to_fp32_fast(x[i].dmin) * simd::hsum_i32(mins));
-  }
-  return sum;
+  return simd::k_dot_relaxed(n, static_cast<const block_q5_K*>(w), static_cast<const block_q8_K*>(a),
+                             [](const block_q5_K& x, const int8_t* q8, v128_t sc16) {
+                               const v128_t h0 = wasm_v128_load(x.qh), h1 = wasm_v128_load(x.qh + 16);
+                               v128_t acc = wasm_i32x4_splat(0);
+                               acc = q5_K_pair<0>(x, q8, h0, h1, sc16, acc);
+                               acc = q5_K_pair<2>(x, q8, h0, h1, sc16, acc);
+                               acc = q5_K_pair<4>(x, q8, h0, h1, sc16, acc);
+                               return q5_K_pair<6>(x, q8, h0, h1, sc16, acc);
+                             });
 }
 
 }  // namespace wasmlm

@@ -12,6 +12,8 @@
 
 #include <wasm_simd128.h>
 
+#include <cstdint>
+
 namespace wasmlm {
 
 bool relaxed_simd_active();
@@ -20,6 +22,13 @@ namespace simd {
 
 // Lane k of the int16 result: a[2k] b[2k] + a[2k+1] b[2k+1]; a int8, b in 0..127.
 inline v128_t relaxed_dot_i8x16_i7x16(v128_t a, v128_t b) { return wasm_i16x8_q15mulr_sat(a, b); }
+
+// 32 int8 activations a[0..31] against levels lo (for a[0..15]) and hi
+// (a[16..31]), in 0..127: lane k holds 4 of the products, summed in int16.
+inline v128_t relaxed_dot32(const int8_t* a, v128_t lo, v128_t hi) {
+  return wasm_i16x8_add(relaxed_dot_i8x16_i7x16(wasm_v128_load(a), lo),
+                        relaxed_dot_i8x16_i7x16(wasm_v128_load(a + 16), hi));
+}
 
 }  // namespace simd
 }  // namespace wasmlm

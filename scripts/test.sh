@@ -16,6 +16,12 @@ run() { # run NAME COMMAND...: tee output to a log, remember failure
   if ((rc != 0)); then echo "=== $name FAILED (exit $rc)"; status=1; fi
 }
 
+# The decoder test models (random weights, every architecture; seconds),
+# which the native, wasm and Jest suites compare with llama.cpp's outputs.
+if [[ -d ../shared/testdata ]]; then
+  node tests/models/decoder-models.js >/dev/null || status=1
+fi
+
 run ctest-native ctest --test-dir build-native --output-on-failure -j"$jobs"
 
 if [[ ! -f build-asan/build.ninja ]]; then

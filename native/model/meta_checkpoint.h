@@ -2,7 +2,7 @@
 // parallel shards, as Meta's llama repositories write them) turned into what
 // a GGUF gives: a directory with llama.* metadata and GGUF tensor names, and
 // the weights in a WeightStore (which may quantize them as they arrive), so
-// LlamaModel runs it. No permutation: Meta's q/k layout is llama.cpp's.
+// the decoder runs it as its `llama` row. No permutation: Meta's q/k layout is llama.cpp's.
 //
 // Two steps, so a caller that reads asynchronously (JS) can drive it:
 // plan_meta_checkpoint() says which byte ranges of which shard make each

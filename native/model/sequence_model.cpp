@@ -3,17 +3,18 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "model/decoder_context.h"
 #include "model/rwkv_model.h"
 
 namespace wasmlm {
 
 namespace {
 
-class LlamaSequence final : public SequenceModel {
+class DecoderSequence final : public SequenceModel {
  public:
-  LlamaSequence(const ModelFile& file, const WeightStore& store, ThreadPool& pool, const SequenceOptions& o)
+  DecoderSequence(const ModelFile& file, const WeightStore& store, ThreadPool& pool, const SequenceOptions& o)
       : model_(file, store), context_(model_, o.n_ctx, pool, o.kv_type, o.kernels), n_ctx_(o.n_ctx) {}
-  std::string architecture() const override { return "llama"; }
+  std::string architecture() const override { return model_.arch().name; }
   uint32_t n_vocab() const override { return model_.hparams().n_vocab; }
   uint32_t n_ctx() const override { return n_ctx_; }
   uint32_t n_past() const override { return context_.n_past(); }
@@ -23,10 +24,7 @@ class LlamaSequence final : public SequenceModel {
   }
   const float* logits() const override { return evaluated_ ? context_.logits() : nullptr; }
   void reset() override { context_.reset(); }
-  bool truncate(uint32_t n) override {
-    context_.truncate(n);
-    return true;
-  }
+  bool truncate(uint32_t n) override { return context_.truncate(n); }
   std::vector<uint8_t> save_state() const override { return context_.save_state(); }
   void load_state(const uint8_t* data, size_t size) override {
     context_.load_state(data, size);
@@ -35,8 +33,8 @@ class LlamaSequence final : public SequenceModel {
   uint64_t state_bytes() const override { return context_.kv_cache_bytes(); }
 
  private:
-  LlamaModel model_;
-  LlamaContext context_;
+  DecoderModel model_;
+  DecoderContext context_;
   uint32_t n_ctx_;
   bool evaluated_ = false;
 };
@@ -111,10 +109,9 @@ class RwkvSequence final : public SequenceModel {
 std::unique_ptr<SequenceModel> open_sequence_model(const ModelFile& file, const WeightStore& store, ThreadPool& pool,
                                                    const SequenceOptions& options) {
   const std::string arch = file.metadata.get_string("general.architecture").value_or("");
-  if (arch == "llama") return std::make_unique<LlamaSequence>(file, store, pool, options);
   if (arch == "rwkv" || RwkvModel::is_gguf_architecture(arch)) return std::make_unique<RwkvSequence>(file, store, pool, options);
-  fail(ErrorCode::Unsupported, kNoOffset,
-       "architecture '" + arch + "' is not supported (supported: llama and its family; rwkv, rwkv6, rwkv7)");
+  // Every other architecture is a decoder row, or an Unsupported error listing them.
+  return std::make_unique<DecoderSequence>(file, store, pool, options);
 }
 
 }  // namespace wasmlm

@@ -1,5 +1,5 @@
 // One sequence of a loaded language model, whatever its architecture (a
-// LLaMA-family transformer with its KV cache, or RWKV with its recurrent
+// decoder-only transformer with its KV cache, or RWKV with its recurrent
 // state): what the bindings and the CLI drive.
 #pragma once
 
@@ -8,13 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "model/llama_model.h"
+#include "compute/matmul.h"
+#include "model/kv_cache.h"
 #include "model/weight_store.h"
 
 namespace wasmlm {
 
 struct SequenceOptions {
-  uint32_t n_ctx = 2048;                  // LLaMA: KV cache positions (RWKV: no limit)
+  uint32_t n_ctx = 2048;                  // transformers: KV cache positions (RWKV: no limit)
   KvCacheType kv_type = KvCacheType::F16;
   KernelChoice kernels = KernelChoice::Best;
 };
@@ -22,7 +23,7 @@ struct SequenceOptions {
 class SequenceModel {
  public:
   virtual ~SequenceModel() = default;
-  virtual std::string architecture() const = 0;  // "llama", "rwkv"
+  virtual std::string architecture() const = 0;  // general.architecture: "llama", "qwen3", ..., "rwkv"
   virtual uint32_t n_vocab() const = 0;
   virtual uint32_t n_ctx() const = 0;            // 0: no limit
   virtual uint32_t n_past() const = 0;           // tokens evaluated since the last reset

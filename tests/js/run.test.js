@@ -90,8 +90,10 @@ describeWithTestdata('running stories260K in wasm', () => {
     }
   });
 
-  test('an architecture other than LLaMA and RWKV, or a full context, is a typed error', async () => {
-    await expect(openModel(testdataPath('tokenizers/llamacpp-vocab/ggml-vocab-gpt-2.gguf'))).rejects.toMatchObject({ code: 'UNSUPPORTED' });
+  test('an architecture we do not run (named, with the ones we do), or a full context, is a typed error', async () => {
+    await expect(openModel(testdataPath('tokenizers/llamacpp-vocab/ggml-vocab-gpt-2.gguf'))).rejects.toMatchObject({
+      code: 'UNSUPPORTED', message: expect.stringMatching(/architecture 'gpt2' is not supported \(supported: llama, qwen2, qwen3, gemma2, gemma3, phi3, .*rwkv7\)/),
+    });
     const model = await openModel(testdataPath(STORIES_GGUF), { contextLength: 4 });
     try {
       expect(() => model.eval(PROMPT)).toThrow(expect.objectContaining({ code: 'TOO_LARGE' }));

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "model/llama_model.h"
+#include "model/decoder_context.h"
 #include "testdata.h"
 
 using namespace wasmlm;
@@ -47,10 +47,10 @@ int argmax(const float* x, size_t n) {
 TEST(LlamaForward, Stories260KF32MatchesLlamaCppLogitsAndGreedyTokens) {
   WASMLM_REQUIRE_TESTDATA();
   auto m = wasmlm_test::load_model("llama/stories260K/stories260K.gguf");
-  LlamaModel model(m->file, m->store);
+  DecoderModel model(m->file, m->store);
   EXPECT_EQ(model.hparams().n_head_kv, 4u);
   ThreadPool pool(2);
-  LlamaContext ctx(model, 64, pool, KvCacheType::F32);
+  DecoderContext ctx(model, 64, pool, KvCacheType::F32);
   const float* logits = ctx.eval(kPrompt.data(), static_cast<int>(kPrompt.size()));
   // llama.cpp with an F32 KV cache, as we run.
   EXPECT_LT(max_abs_diff(logits, read_floats("pytorch/meta-stories260K/ref/stories260K-F32.f32kv.logits.f32")), 1e-4);
@@ -72,9 +72,9 @@ TEST(LlamaForward, Stories260KF32MatchesLlamaCppLogitsAndGreedyTokens) {
 TEST(LlamaForward, GgufV1FileGivesTheSameLogits) {
   WASMLM_REQUIRE_TESTDATA();
   auto m = wasmlm_test::load_model("llama/stories260K/tinyllamas-stories-260k-f32.crabml.gguf");
-  LlamaModel model(m->file, m->store);
+  DecoderModel model(m->file, m->store);
   ThreadPool pool(1);
-  LlamaContext ctx(model, 16, pool, KvCacheType::F32);
+  DecoderContext ctx(model, 16, pool, KvCacheType::F32);
   const float* logits = ctx.eval(kPrompt.data(), static_cast<int>(kPrompt.size()));
   EXPECT_LT(max_abs_diff(logits, read_floats("pytorch/meta-stories260K/ref/stories260K-F32.f32kv.logits.f32")), 1e-4);
 }
@@ -82,9 +82,9 @@ TEST(LlamaForward, GgufV1FileGivesTheSameLogits) {
 TEST(LlamaForward, SynthKqF32MatchesLlamaCppWithF32KvCache) {
   WASMLM_REQUIRE_TESTDATA();
   auto m = wasmlm_test::load_model("synth-kq/synth-kq-F32.gguf");
-  LlamaModel model(m->file, m->store);
+  DecoderModel model(m->file, m->store);
   ThreadPool pool(1);
-  LlamaContext ctx(model, 16, pool, KvCacheType::F32);
+  DecoderContext ctx(model, 16, pool, KvCacheType::F32);
   const float* logits = ctx.eval(kPrompt.data(), static_cast<int>(kPrompt.size()));
   EXPECT_LT(max_abs_diff(logits, read_floats("synth-kq/reference/synth-kq-F32.f32kv.logits.f32")), 1e-4);
 }
@@ -128,9 +128,9 @@ TEST(LlamaForward, ReferenceModelsMatchLlamaCppWithTheDefaultF16KvCache) {
     if (!fs::exists(wasmlm_test::testdata_dir() + "/" + cs.ref)) continue;
     SCOPED_TRACE(cs.model);
     auto m = wasmlm_test::load_model(cs.model);
-    LlamaModel model(m->file, m->store);
+    DecoderModel model(m->file, m->store);
     ThreadPool pool(1);
-    LlamaContext ctx(model, 16, pool);
+    DecoderContext ctx(model, 16, pool);
     const float* logits = ctx.eval(kPrompt.data(), static_cast<int>(kPrompt.size()));
     std::vector<float> ref = read_floats(cs.ref);
     const auto [lo, hi] = std::minmax_element(ref.begin(), ref.end());
@@ -143,22 +143,22 @@ TEST(LlamaForward, RowsThatSplitBlocksAndUncomputableTypesAreTypedErrors) {
   WASMLM_REQUIRE_TESTDATA();
   auto m = wasmlm_test::load_model("llama/stories260K/tinyllamas-stories-260k-q8_0.llama4j.gguf");
   try {
-    LlamaModel model(m->file, m->store);
+    DecoderModel model(m->file, m->store);
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::Unsupported);
     EXPECT_NE(std::string(e.what()).find("ffn_down"), std::string::npos) << e.what();
   }
   auto iq = wasmlm_test::load_model("synth-kq/synth-kq-imat-pure-IQ2_XXS.gguf");
-  EXPECT_THROW(LlamaModel(iq->file, iq->store), Error);
+  EXPECT_THROW(DecoderModel(iq->file, iq->store), Error);
 }
 
 TEST(LlamaForward, ContextOverflowAndBadTokensAreTypedErrors) {
   WASMLM_REQUIRE_TESTDATA();
   auto m = wasmlm_test::load_model("llama/stories260K/stories260K.gguf");
-  LlamaModel model(m->file, m->store);
+  DecoderModel model(m->file, m->store);
   ThreadPool pool(1);
-  LlamaContext ctx(model, 4, pool);
+  DecoderContext ctx(model, 4, pool);
   EXPECT_THROW(ctx.eval(kPrompt.data(), 5), Error);
   int32_t bad = 512;
   EXPECT_THROW(ctx.eval(&bad, 1), Error);
@@ -173,11 +173,11 @@ TEST(LlamaForward, BatchedPromptGivesTheSameLogitsAsTokenByToken) {
                            "llama/stories260K/stories260K.gguf"}) {
     SCOPED_TRACE(file);
     auto m = wasmlm_test::load_model(file);
-    LlamaModel model(m->file, m->store);
+    DecoderModel model(m->file, m->store);
     std::vector<int32_t> prompt = kPrompt;
-    for (int i = 0; i < 2 * LlamaContext::kMaxBatch; ++i) prompt.push_back((i * 37 + 11) % 500);
+    for (int i = 0; i < 2 * DecoderContext::kMaxBatch; ++i) prompt.push_back((i * 37 + 11) % 500);
     ThreadPool pool(2);
-    LlamaContext batched(model, 128, pool), single(model, 128, pool);
+    DecoderContext batched(model, 128, pool), single(model, 128, pool);
     const float* a = batched.eval(prompt.data(), static_cast<int>(prompt.size()));
     std::vector<float> la(a, a + model.hparams().n_vocab);
     const float* b = nullptr;

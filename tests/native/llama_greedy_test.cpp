@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "model/llama_model.h"
+#include "model/decoder_context.h"
 #include "testdata.h"
 #include "tokenizer/tokenizer.h"
 
@@ -34,16 +34,16 @@ Result run_greedy(const std::string& path, const std::string& prompt, int steps,
   EncodeOptions options;
   options.add_bos = tokenizer.add_bos_default();
   r.prompt_ids = tokenizer.encode(prompt, options);
-  std::unique_ptr<LlamaModel> model;
+  std::unique_ptr<DecoderModel> model;
   try {
-    model = std::make_unique<LlamaModel>(file, store);
+    model = std::make_unique<DecoderModel>(file, store);
   } catch (const Error& e) {
     if (e.code() != ErrorCode::Unsupported) throw;
     r.computable = false;  // IQ1-IQ3 and TQ types have no kernels yet
     return r;
   }
   ThreadPool pool(1);
-  LlamaContext ctx(*model, static_cast<uint32_t>(r.prompt_ids.size() + steps), pool, kv);
+  DecoderContext ctx(*model, static_cast<uint32_t>(r.prompt_ids.size() + steps), pool, kv);
   const float* logits = ctx.eval(r.prompt_ids.data(), static_cast<int>(r.prompt_ids.size()));
   const uint32_t n_vocab = model->hparams().n_vocab;
   for (int s = 0; s < steps; ++s) {

@@ -6,14 +6,14 @@
 
 #include "core/error.h"
 #include "format/incremental_parser.h"
-#include "model/llama_model.h"
+#include "model/decoder_context.h"
 #include "testdata.h"
 
 using namespace wasmlm;
 
 namespace {
 
-std::vector<float> logits_after(LlamaContext& ctx, const std::vector<int32_t>& ids, size_t n_vocab) {
+std::vector<float> logits_after(DecoderContext& ctx, const std::vector<int32_t>& ids, size_t n_vocab) {
   const float* l = ctx.eval(ids.data(), static_cast<int>(ids.size()));
   return std::vector<float>(l, l + n_vocab);
 }
@@ -26,16 +26,16 @@ const std::vector<int32_t> kMore = {432, 383, 286};
 TEST(LlamaState, ARestoredContextContinuesExactlyAsTheOriginal) {
   WASMLM_REQUIRE_TESTDATA();
   auto m = wasmlm_test::load_model("synth-kq/synth-kq-Q4_K_M.gguf");
-  LlamaModel model(m->file, m->store);
+  DecoderModel model(m->file, m->store);
   const size_t nv = model.hparams().n_vocab;
   ThreadPool pool(2);
   for (KvCacheType kv : {KvCacheType::F16, KvCacheType::F32}) {
-    LlamaContext original(model, 64, pool, kv);
+    DecoderContext original(model, 64, pool, kv);
     const std::vector<float> after_prompt = logits_after(original, kPrompt, nv);
     const std::vector<uint8_t> state = original.save_state();
     const std::vector<float> want = logits_after(original, kMore, nv);
 
-    LlamaContext restored(model, 32, pool, kv);  // a smaller context is fine if the state fits
+    DecoderContext restored(model, 32, pool, kv);  // a smaller context is fine if the state fits
     restored.load_state(state.data(), state.size());
     EXPECT_EQ(restored.n_past(), kPrompt.size());
     EXPECT_EQ(std::vector<float>(restored.logits(), restored.logits() + nv), after_prompt);
@@ -46,10 +46,10 @@ TEST(LlamaState, ARestoredContextContinuesExactlyAsTheOriginal) {
 TEST(LlamaState, TruncatingToASharedPrefixGivesTheFreshSequencesLogits) {
   WASMLM_REQUIRE_TESTDATA();
   auto m = wasmlm_test::load_model("llama/stories260K/stories260K.gguf");
-  LlamaModel model(m->file, m->store);
+  DecoderModel model(m->file, m->store);
   const size_t nv = model.hparams().n_vocab;
   ThreadPool pool(1);
-  LlamaContext ctx(model, 64, pool), fresh(model, 64, pool);
+  DecoderContext ctx(model, 64, pool), fresh(model, 64, pool);
   std::vector<int32_t> a = kPrompt;
   a.insert(a.end(), {300, 301, 302});
   ctx.eval(a.data(), static_cast<int>(a.size()));
@@ -63,12 +63,12 @@ TEST(LlamaState, TruncatingToASharedPrefixGivesTheFreshSequencesLogits) {
 TEST(LlamaState, StatesThatDoNotFitAreTypedErrors) {
   WASMLM_REQUIRE_TESTDATA();
   auto m = wasmlm_test::load_model("llama/stories260K/stories260K.gguf");
-  LlamaModel model(m->file, m->store);
+  DecoderModel model(m->file, m->store);
   ThreadPool pool(1);
-  LlamaContext f16(model, 64, pool, KvCacheType::F16), f32(model, 64, pool, KvCacheType::F32), tiny(model, 4, pool);
+  DecoderContext f16(model, 64, pool, KvCacheType::F16), f32(model, 64, pool, KvCacheType::F32), tiny(model, 4, pool);
   f16.eval(kPrompt.data(), static_cast<int>(kPrompt.size()));
   std::vector<uint8_t> state = f16.save_state();
-  auto code_of = [](LlamaContext& c, const std::vector<uint8_t>& s) {
+  auto code_of = [](DecoderContext& c, const std::vector<uint8_t>& s) {
     try {
       c.load_state(s.data(), s.size());
     } catch (const Error& e) {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "model/llama_model.h"
+#include "model/decoder_context.h"
 #include "format/pth_checkpoint.h"
 #include "model/meta_checkpoint.h"
 #include "testdata.h"
@@ -72,10 +72,10 @@ TEST(MetaCheckpoint, StoriesGivesLlamaCppGreedyTokensAndLogits) {
                         Case{"bf16", 1, 8, 0.05}, Case{"mp2-bf16", 2, 8, 0.05}}) {
     SCOPED_TRACE(c.dir);
     auto m = load_dir(base + c.dir, c.shards);
-    LlamaModel model(m->file, m->store);
+    DecoderModel model(m->file, m->store);
     ASSERT_EQ(model.hparams().n_ff, 172u);
     ThreadPool pool(1);
-    LlamaContext ctx(model, 64, pool);
+    DecoderContext ctx(model, 64, pool);
     const float* logits = ctx.eval(kPrompt.data(), static_cast<int>(kPrompt.size()));
     double max_diff = 0;
     for (size_t i = 0; i < ref_logits.size(); ++i) max_diff = std::max(max_diff, std::fabs(double(logits[i]) - ref_logits[i]));
@@ -96,9 +96,9 @@ TEST(MetaCheckpoint, QuantizedOnLoadToQ8_0MatchesLlamaCppQ8_0) {
   auto m = load_dir(base + "f32", 1, GgmlType::Q8_0);
   EXPECT_EQ(m->store.find("blk.0.attn_q.weight")->info.type, GgmlType::Q8_0);
   EXPECT_EQ(m->store.find("blk.0.ffn_down.weight")->info.type, GgmlType::F32);  // rows of 172: no whole Q8_0 blocks
-  LlamaModel model(m->file, m->store);
+  DecoderModel model(m->file, m->store);
   ThreadPool pool(1);
-  LlamaContext ctx(model, 64, pool);
+  DecoderContext ctx(model, 64, pool);
   const float* logits = ctx.eval(kPrompt.data(), static_cast<int>(kPrompt.size()));
   // llama.cpp on the same model quantized by gguf-py to Q8_0 (every matrix but the 172-wide ffn_down),
   // with the LLaMA forward test's rule for it: within 1e-3 of the logits' range, the same top token.
@@ -211,13 +211,13 @@ TEST(MetaCheckpoint, UseScaledRopeAddsRopeFreqs) {
   ASSERT_NE(freqs, nullptr);
   const std::vector<float> want = llama3_rope_factors(8, 10000);
   EXPECT_EQ(0, std::memcmp(freqs->data.get(), want.data(), want.size() * 4));
-  LlamaModel model(file, store);
+  DecoderModel model(file, store);
   ThreadPool pool(1);
-  LlamaContext scaled(model, 64, pool);
+  DecoderContext scaled(model, 64, pool);
   const float* a = scaled.eval(kPrompt.data(), static_cast<int>(kPrompt.size()));
   auto plain = load_dir(dir, 1);
-  LlamaModel plain_model(plain->file, plain->store);
-  LlamaContext unscaled(plain_model, 64, pool);
+  DecoderModel plain_model(plain->file, plain->store);
+  DecoderContext unscaled(plain_model, 64, pool);
   const float* b = unscaled.eval(kPrompt.data(), static_cast<int>(kPrompt.size()));
   double diff = 0;
   for (int i = 0; i < 512; ++i) diff = std::max(diff, std::fabs(double(a[i]) - b[i]));

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "../native/gguf_writer.h"
-#include "model/llama_model.h"
+#include "model/decoder_context.h"
 #include "quant/quant_traits.h"
 
 using namespace wasmlm;
@@ -54,7 +54,7 @@ struct Mha {
   std::vector<uint8_t> bytes;
   WeightStore store;
   std::unique_ptr<ModelFile> file;
-  std::unique_ptr<LlamaModel> model;
+  std::unique_ptr<DecoderModel> model;
 };
 
 std::unique_ptr<Mha> make_model() {
@@ -83,7 +83,7 @@ std::unique_ptr<Mha> make_model() {
   auto m = std::make_unique<Mha>();
   m->bytes = write_gguf(spec).bytes;
   m->file = std::make_unique<ModelFile>(load_weights(m->bytes.size(), read_from_memory(m->bytes.data(), m->bytes.size()), m->store));
-  m->model = std::make_unique<LlamaModel>(*m->file, m->store);
+  m->model = std::make_unique<DecoderModel>(*m->file, m->store);
   return m;
 }
 
@@ -99,7 +99,7 @@ TEST(LlamaMha, DecodingReadsTheF16CacheInPlaceWithTheReferenceResult) {
   auto m = make_model();
   ASSERT_EQ(m->model->hparams().head_dim, 64u);
   ThreadPool pool(1);
-  LlamaContext best(*m->model, 128, pool, KvCacheType::F16, KernelChoice::Best),
+  DecoderContext best(*m->model, 128, pool, KvCacheType::F16, KernelChoice::Best),
       ref(*m->model, 128, pool, KvCacheType::F16, KernelChoice::Reference);
   const std::vector<int32_t> p = prompt(37);
   best.eval(p.data(), static_cast<int>(p.size()));
@@ -121,8 +121,8 @@ TEST(LlamaMha, DecodingGivesTheSameLogitsAsABatchedPrompt) {
   auto m = make_model();
   for (int threads : {1, 2}) {
     ThreadPool pool(threads);
-    LlamaContext batched(*m->model, 128, pool), single(*m->model, 128, pool);
-    const std::vector<int32_t> p = prompt(LlamaContext::kMaxBatch + 9);
+    DecoderContext batched(*m->model, 128, pool), single(*m->model, 128, pool);
+    const std::vector<int32_t> p = prompt(DecoderContext::kMaxBatch + 9);
     const float* a = batched.eval(p.data(), static_cast<int>(p.size()));
     std::vector<float> la(a, a + kVocab);
     const float* b = nullptr;

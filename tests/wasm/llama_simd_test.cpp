@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "model/llama_model.h"
+#include "model/decoder_context.h"
 
 using namespace wasmlm;
 
@@ -45,11 +45,11 @@ std::vector<int32_t> prompt(int n) {
 TEST(LlamaSimd, SameLogitsAsScalarReference) {
   auto m = load("synth-kq/synth-kq-pure-Q4_K.gguf");
   if (!m) GTEST_SKIP() << "../shared/testdata missing";
-  LlamaModel model(*m->file, m->store);
+  DecoderModel model(*m->file, m->store);
   const uint32_t n_vocab = model.hparams().n_vocab;
   for (KvCacheType kv : {KvCacheType::F16, KvCacheType::F32}) {
     ThreadPool pool(1);
-    LlamaContext best(model, 128, pool, kv, KernelChoice::Best), ref(model, 128, pool, kv, KernelChoice::Reference);
+    DecoderContext best(model, 128, pool, kv, KernelChoice::Best), ref(model, 128, pool, kv, KernelChoice::Reference);
     const std::vector<int32_t> p = prompt(45);  // batched, then single tokens at odd positions
     const float* la = best.eval(p.data(), static_cast<int>(p.size()));
     std::vector<float> got(la, la + n_vocab);
@@ -69,11 +69,11 @@ TEST(LlamaSimd, BatchedPromptGivesTheSameLogitsAsTokenByToken) {
     SCOPED_TRACE(file);
     auto m = load(file);
     if (!m) GTEST_SKIP() << "../shared/testdata missing";
-    LlamaModel model(*m->file, m->store);
+    DecoderModel model(*m->file, m->store);
     const uint32_t n_vocab = model.hparams().n_vocab;
-    const std::vector<int32_t> p = prompt(2 * LlamaContext::kMaxBatch + 7);
+    const std::vector<int32_t> p = prompt(2 * DecoderContext::kMaxBatch + 7);
     ThreadPool pool(2);
-    LlamaContext batched(model, 128, pool), single(model, 128, pool);
+    DecoderContext batched(model, 128, pool), single(model, 128, pool);
     const float* a = batched.eval(p.data(), static_cast<int>(p.size()));
     std::vector<float> la(a, a + n_vocab);
     const float* b = nullptr;

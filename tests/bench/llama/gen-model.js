@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ALIGNMENT, Bytes, GGML, GT, GT_SIZE, quantizedMatrix, seedOf, sizeTensors, writeGguf } from './gguf-write.js';
+import { ALIGNMENT, Bytes, GGML, GT, quantizedMatrix, readTokenizerPairs, seedOf, sizeTensors, writeGguf } from '../../models/gguf-write.js';
 
 export const SIZES = {
   // dim, layers, FFN, heads, KV heads
@@ -26,45 +26,6 @@ const N_VOCAB = 32000;
 
 export function modelFileName(size, type) {
   return `llama-${size}-${type}.gguf`;
-}
-
-// ------------------------------------------------------------ vocabulary ----
-
-/** The raw bytes (key, type, value) of every tokenizer.ggml.* pair of a GGUF v3 file. */
-export function readTokenizerPairs(file) {
-  const buf = fs.readFileSync(file);
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (buf.toString('latin1', 0, 4) !== 'GGUF' || dv.getUint32(4, true) !== 3) throw new Error(`${file}: not GGUF v3`);
-  const nKv = Number(dv.getBigUint64(16, true));
-  let at = 24;
-  const str = () => {
-    const n = Number(dv.getBigUint64(at, true));
-    const s = buf.toString('utf8', at + 8, at + 8 + n);
-    at += 8 + n;
-    return s;
-  };
-  const skipValue = (type) => {
-    if (type === GT.STRING) { str(); return; }
-    if (type === GT.ARRAY) {
-      const elem = dv.getUint32(at, true);
-      const count = Number(dv.getBigUint64(at + 4, true));
-      at += 12;
-      if (elem === GT.STRING || elem === GT.ARRAY) for (let i = 0; i < count; i++) skipValue(elem);
-      else at += count * GT_SIZE[elem];
-      return;
-    }
-    at += GT_SIZE[type];
-  };
-  const pairs = [];
-  for (let i = 0; i < nKv; i++) {
-    const start = at;
-    const key = str();
-    const type = dv.getUint32(at, true);
-    at += 4;
-    skipValue(type);
-    if (key.startsWith('tokenizer.ggml.')) pairs.push(buf.subarray(start, at));
-  }
-  return pairs;
 }
 
 /** The tensor list in llama.cpp's order: name, type, shape (ne0 first), data generator. */

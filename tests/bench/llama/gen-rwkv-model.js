@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ALIGNMENT, Bytes, fillRandom, GGML, GT, quantizedMatrix, seedOf, sizeTensors, writeGguf } from './gguf-write.js';
+import { ALIGNMENT, Bytes, fillRandom, GGML, GT, quantizedMatrix, seedOf, sizeTensors, writeGguf } from '../../models/gguf-write.js';
 import { N_VOCAB, rwkvWorldVocab } from './rwkv-world-vocab.js';
 
 export const RWKV_ARCHS = ['rwkv6', 'rwkv7'];

@@ -1,5 +1,6 @@
 // The GGUF-writing and weight-drawing helpers shared by the model generators
-// (gen-model.js: LLaMA; gen-rwkv-model.js: RWKV v6/v7).
+// (tests/bench/llama: gen-model.js, gen-rwkv-model.js; tests/models:
+// decoder-models.js).
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -34,9 +35,10 @@ export class Bytes {
     if (type === GT.STRING) this.str(value);
     else if (type === GT.U32) this.u32(value);
     else if (type === GT.F32) this.f32(value);
+    else if (type === GT.BOOL) this.push(Buffer.from([value ? 1 : 0]));
     else throw new Error(`kv type ${type}`);
   }
-  /** An array pair of strings or i32s. */
+  /** An array pair of strings, i32s, f32s or bools. */
   kvArray(key, elemType, values) {
     this.str(key);
     this.u32(GT.ARRAY);
@@ -44,6 +46,8 @@ export class Bytes {
     this.u64(values.length);
     if (elemType === GT.STRING) for (const v of values) this.str(v);
     else if (elemType === GT.I32) this.push(Buffer.from(new Int32Array(values).buffer));
+    else if (elemType === GT.F32) this.push(Buffer.from(new Float32Array(values).buffer));
+    else if (elemType === GT.BOOL) this.push(Buffer.from(values.map((v) => (v ? 1 : 0))));
     else throw new Error(`array type ${elemType}`);
   }
   concat() { return Buffer.concat(this.parts); }
@@ -229,4 +233,41 @@ export function writeGguf(out, head, nKv, plan) {
   fs.renameSync(tmp, out);
   const params = plan.reduce((a, t) => a + t.shape.reduce((x, y) => x * y, 1), 0);
   return { file: out, params, bytes: fs.statSync(out).size };
+}
+
+/** The raw bytes (key, type, value) of every tokenizer.ggml.* pair of a GGUF v3 file. */
+export function readTokenizerPairs(file) {
+  const buf = fs.readFileSync(file);
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (buf.toString('latin1', 0, 4) !== 'GGUF' || dv.getUint32(4, true) !== 3) throw new Error(`${file}: not GGUF v3`);
+  const nKv = Number(dv.getBigUint64(16, true));
+  let at = 24;
+  const str = () => {
+    const n = Number(dv.getBigUint64(at, true));
+    const s = buf.toString('utf8', at + 8, at + 8 + n);
+    at += 8 + n;
+    return s;
+  };
+  const skipValue = (type) => {
+    if (type === GT.STRING) { str(); return; }
+    if (type === GT.ARRAY) {
+      const elem = dv.getUint32(at, true);
+      const count = Number(dv.getBigUint64(at + 4, true));
+      at += 12;
+      if (elem === GT.STRING || elem === GT.ARRAY) for (let i = 0; i < count; i++) skipValue(elem);
+      else at += count * GT_SIZE[elem];
+      return;
+    }
+    at += GT_SIZE[type];
+  };
+  const pairs = [];
+  for (let i = 0; i < nKv; i++) {
+    const start = at;
+    const key = str();
+    const type = dv.getUint32(at, true);
+    at += 4;
+    skipValue(type);
+    if (key.startsWith('tokenizer.ggml.')) pairs.push(buf.subarray(start, at));
+  }
+  return pairs;
 }

@@ -1,0 +1,244 @@
+// The forward pass of every decoder architecture: one layer loop that reads
+// the architecture's row (decoder_arch.h) and the resolved hyperparameters.
+// It reads like the math of a block:
+//
+//   x = embed(tokens) * embedding_scale
+//   per layer:  h = norm(x) -> q, k, v (+ biases) -> q/k norm -> RoPE -> cache
+//               -> attention (window, soft-cap) -> wo -> post-norm -> x += h
+//               h = norm(x) -> act(gate) * up -> down -> post-norm -> x += h
+//   logits = output(norm(x)) (/ logit_scale, soft-capped)
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "compute/ops.h"
+#include "core/error.h"
+#include "model/decoder_context.h"
+#include "quant/quant_traits.h"
+
+namespace wasmlm {
+
+DecoderContext::DecoderContext(const DecoderModel& model, uint32_t n_ctx, ThreadPool& pool, KvCacheType kv_type,
+                               KernelChoice kernels)
+    : model_(model),
+      hp_(model.hparams()),
+      pool_(pool),
+      n_ctx_(n_ctx),
+      kernels_(kernels),
+      kv_(model.hparams(), n_ctx, kv_type),
+      kq_scale_(model.arch().scale_query_first ? 1.0f : model.hparams().query_scale),
+      rope_factors_(model.rope_factors(n_ctx)) {
+  const DecoderHParams& h = hp_;
+  const uint64_t d = h.n_embd, q_dim = h.q_dim(), kv_dim = h.kv_dim(), ff = h.n_ff, B = kMaxBatch;
+  uint32_t max_capacity = 0;
+  for (uint32_t l = 0; l < h.n_layer; ++l) max_capacity = std::max(max_capacity, kv_.capacity(l));
+  // Rows of converted keys: the longest span one batch sees, + 8 for the
+  // SIMD tails and against 4K aliasing.
+  kv_f32_stride_ = 2 * h.head_dim * ((uint64_t(max_capacity) + 7) / 8 * 8 + 16) + KvCache::kPad;
+  kv_f32_.resize(uint64_t(pool.size()) * kv_f32_stride_);
+  att_stride_ = (uint64_t(max_capacity) + 3) / 4 * 4 + KvCache::kPad;
+  att_.resize(uint64_t(pool.size()) * att_stride_);
+  x_.resize(B * d);
+  xb_.resize(B * std::max(d, q_dim));
+  xb2_.resize(B * std::max(d, q_dim));
+  q_.resize(B * q_dim);
+  k_.resize(B * kv_dim);
+  v_.resize(B * kv_dim);
+  for (const DecoderLayer& L : model.layers())
+    if (L.fused_qkv) qkv_.resize(B * (q_dim + 2 * kv_dim));
+  hb_.resize(B * ff);
+  hb2_.resize(B * ff * (model.arch().fused_gate_up ? 2 : 1));
+  logits_.resize(h.n_vocab);
+  rope_cs_.resize(B * uint64_t(h.n_rot));
+  rope_cs_window_.resize(B * uint64_t(h.n_rot));
+}
+
+const float* DecoderContext::eval(const int32_t* tokens, int n_tokens) {
+  if (n_past_ + uint64_t(n_tokens) > n_ctx_)
+    fail(ErrorCode::TooLarge, kNoOffset,
+         "context full: " + std::to_string(n_past_) + " + " + std::to_string(n_tokens) + " tokens > n_ctx " +
+             std::to_string(n_ctx_));
+  for (int i = 0; i < n_tokens; ++i)
+    if (tokens[i] < 0 || uint32_t(tokens[i]) >= hp_.n_vocab)
+      fail(ErrorCode::BadFormat, kNoOffset, "token id " + std::to_string(tokens[i]) + " is outside the vocabulary");
+  for (int i = 0; i < n_tokens; i += kMaxBatch) {
+    const int n = std::min(kMaxBatch, n_tokens - i);
+    forward(tokens + i, n, n_past_);
+    n_past_ += n;
+  }
+  return logits_.data();
+}
+
+bool DecoderContext::truncate(uint32_t n) {
+  if (!kv_.can_truncate(n, n_past_)) return false;
+  n_past_ = std::min(n_past_, n);
+  return true;
+}
+
+namespace {
+
+void rmsnorm_rows(float* out, const float* x, const std::vector<float>& w, uint64_t width, int n, float eps) {
+  for (int t = 0; t < n; ++t) rmsnorm(out + t * width, x + t * width, w.data(), static_cast<int64_t>(width), eps);
+}
+
+void add_bias(float* y, const std::vector<float>& b, uint64_t width, int n) {
+  if (b.empty()) return;
+  for (int t = 0; t < n; ++t)
+    for (uint64_t i = 0; i < width; ++i) y[t * width + i] += b[i];
+}
+
+// x += scale * h, for n rows of width values.
+void add_residual(float* x, const float* h, uint64_t count, float scale) {
+  if (scale == 1.0f) {
+    for (uint64_t i = 0; i < count; ++i) x[i] += h[i];
+  } else {
+    for (uint64_t i = 0; i < count; ++i) x[i] += h[i] * scale;
+  }
+}
+
+}  // namespace
+
+// q_, k_, v_ of the batch from the normed input: one matrix (fused qkv) or
+// three sharing their quantized activations, then the biases.
+void DecoderContext::project_qkv(const DecoderLayer& L, const float* in, int n) {
+  const uint64_t q_dim = hp_.q_dim(), kv_dim = hp_.kv_dim(), qkv_dim = q_dim + 2 * kv_dim;
+  if (L.fused_qkv) {
+    matmul(L.wqkv, in, n, qkv_.data(), pool_, scratch_, kernels_);
+    for (int t = 0; t < n; ++t) {
+      const float* row = &qkv_[t * qkv_dim];
+      std::copy(row, row + q_dim, &q_[t * q_dim]);
+      std::copy(row + q_dim, row + q_dim + kv_dim, &k_[t * kv_dim]);
+      std::copy(row + q_dim + kv_dim, row + qkv_dim, &v_[t * kv_dim]);
+    }
+  } else {
+    const WeightMatrix* ws[3] = {&L.wq, &L.wk, &L.wv};
+    float* ys[3] = {q_.data(), k_.data(), v_.data()};
+    matmul_group(ws, ys, 3, in, n, pool_, scratch_, kernels_);
+  }
+  add_bias(q_.data(), L.bq, q_dim, n);
+  add_bias(k_.data(), L.bk, kv_dim, n);
+  add_bias(v_.data(), L.bv, kv_dim, n);
+}
+
+// The q/k norms, RoPE, and the query scale where the architecture applies it first.
+void DecoderContext::position_qk(uint32_t l, int n) {
+  const DecoderArch& a = model_.arch();
+  const DecoderLayer& L = model_.layers()[l];
+  const DecoderLayerParams& P = hp_.layers[l];
+  const int hd = static_cast<int>(hp_.head_dim);
+  const uint64_t q_dim = hp_.q_dim(), kv_dim = hp_.kv_dim();
+  if (a.qk_norm == QkNorm::PerHead) {
+    rmsnorm_rows(q_.data(), q_.data(), L.q_norm, hd, n * static_cast<int>(hp_.n_head), hp_.rms_eps);
+    rmsnorm_rows(k_.data(), k_.data(), L.k_norm, hd, n * static_cast<int>(hp_.n_head_kv), hp_.rms_eps);
+  } else if (a.qk_norm == QkNorm::Whole) {
+    rmsnorm_rows(q_.data(), q_.data(), L.q_norm, q_dim, n, hp_.rms_eps);
+    rmsnorm_rows(k_.data(), k_.data(), L.k_norm, kv_dim, n, hp_.rms_eps);
+  }
+  if (P.rope) {
+    const std::vector<float>& cs = P.window_rope ? rope_cs_window_ : rope_cs_;
+    auto rope = a.rope == RopeLayout::Neox ? rope_neox_cs : rope_normal_cs;
+    for (int t = 0; t < n; ++t) {
+      rope(&q_[t * q_dim], static_cast<int>(hp_.n_head), hd, static_cast<int>(hp_.n_rot), &cs[t * uint64_t(hp_.n_rot)]);
+      rope(&k_[t * kv_dim], static_cast<int>(hp_.n_head_kv), hd, static_cast<int>(hp_.n_rot), &cs[t * uint64_t(hp_.n_rot)]);
+    }
+  }
+  if (a.scale_query_first)
+    for (uint64_t i = 0; i < n * q_dim; ++i) q_[i] *= hp_.query_scale;
+}
+
+// hb_ = act(gate) * up of the normed input; then xb_ = down(hb_).
+void DecoderContext::feed_forward(const DecoderLayer& L, const float* in, int n) {
+  const uint64_t ff = hp_.n_ff;
+  const float* gate;
+  const float* up;
+  uint64_t stride;
+  if (model_.arch().fused_gate_up) {
+    matmul(L.w_up, in, n, hb2_.data(), pool_, scratch_, kernels_);
+    gate = hb2_.data(), up = hb2_.data() + ff, stride = 2 * ff;
+  } else {
+    const WeightMatrix* ws[2] = {&L.w_gate, &L.w_up};
+    float* ys[2] = {hb_.data(), hb2_.data()};
+    matmul_group(ws, ys, 2, in, n, pool_, scratch_, kernels_);
+    add_bias(hb_.data(), L.b_gate, ff, n);
+    add_bias(hb2_.data(), L.b_up, ff, n);
+    gate = hb_.data(), up = hb2_.data(), stride = ff;
+  }
+  const bool gelu = model_.arch().activation == FfnActivation::GeluTanh;
+  // One task per token: the activations' exp/tanh calls are a visible serial
+  // part of a prompt batch with several threads.
+  pool_.parallel_for(n, [&](int t, int) {
+    const float* g = gate + t * stride;
+    const float* u = up + t * stride;
+    float* out = &hb_[t * ff];
+    if (gelu) {
+      for (uint64_t i = 0; i < ff; ++i) out[i] = gelu_ggml(g[i]) * u[i];
+    } else {
+      for (uint64_t i = 0; i < ff; ++i) out[i] = silu(g[i]) * u[i];
+    }
+  });
+  matmul(L.w_down, hb_.data(), n, xb_.data(), pool_, scratch_, kernels_);
+  add_bias(xb_.data(), L.b_down, hp_.n_embd, n);
+}
+
+// A batch of tokens at positions pos0.. through the network, each row of the
+// activation buffers being one token.
+void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0) {
+  const DecoderHParams& h = hp_;
+  const uint64_t d = h.n_embd;
+  const WeightMatrix& e = model_.token_embd();
+  for (int t = 0; t < n; ++t) {
+    float* row = &x_[t * d];
+    quant_traits(e.type).to_float(static_cast<const uint8_t*>(e.data) + tokens[t] * e.row_bytes, row, d);
+    if (h.embedding_scale != 1.0f)
+      for (uint64_t i = 0; i < d; ++i) row[i] *= h.embedding_scale;
+  }
+  // RoPE's rotations, the same in every layer of a kind.
+  for (int t = 0; t < n; ++t) {
+    const RopeParams& g = h.rope_global;
+    rope_angles(&rope_cs_[t * uint64_t(h.n_rot)], h.n_rot, pos0 + t, g.base, g.scale, rope_factors_, g.attn_factor);
+    if (h.n_swa) {
+      const RopeParams& w = h.rope_window;
+      rope_angles(&rope_cs_window_[t * uint64_t(h.n_rot)], h.n_rot, pos0 + t, w.base, w.scale, nullptr, w.attn_factor);
+    }
+  }
+
+  for (uint32_t l = 0; l < h.n_layer; ++l) {
+    const DecoderLayer& L = model_.layers()[l];
+    // Attention.
+    const float* in = x_.data();
+    if (!L.attn_norm.empty()) {
+      rmsnorm_rows(xb_.data(), x_.data(), L.attn_norm, d, n, h.rms_eps);
+      in = xb_.data();
+    }
+    project_qkv(L, in, n);
+    position_qk(l, n);
+    for (int t = 0; t < n; ++t) kv_.store(l, pos0 + t, &k_[t * h.kv_dim()], &v_[t * h.kv_dim()]);
+    attention(l, pos0, n);
+    matmul(L.wo, xb2_.data(), n, xb_.data(), pool_, scratch_, kernels_);
+    add_bias(xb_.data(), L.bo, d, n);
+    if (!L.attn_post_norm.empty()) rmsnorm_rows(xb_.data(), xb_.data(), L.attn_post_norm, d, n, h.rms_eps);
+    add_residual(x_.data(), xb_.data(), n * d, h.residual_scale);
+
+    // Feed-forward.
+    in = x_.data();
+    if (!L.ffn_norm.empty()) {
+      rmsnorm_rows(xb2_.data(), x_.data(), L.ffn_norm, d, n, h.rms_eps);
+      in = xb2_.data();
+    }
+    feed_forward(L, in, n);
+    if (!L.ffn_post_norm.empty()) rmsnorm_rows(xb_.data(), xb_.data(), L.ffn_post_norm, d, n, h.rms_eps);
+    add_residual(x_.data(), xb_.data(), n * d, h.residual_scale);
+  }
+
+  // Only the last token's logits are returned.
+  rmsnorm(xb_.data(), &x_[(n - 1) * d], model_.output_norm().data(), d, h.rms_eps);
+  matvec(model_.output(), xb_.data(), logits_.data(), pool_, scratch_, kernels_);
+  add_bias(logits_.data(), model_.output_bias(), h.n_vocab, 1);
+  if (h.logit_scale != 1.0f)
+    for (float& v : logits_) v *= 1.0f / h.logit_scale;
+  if (h.final_softcap != 0.0f)
+    for (float& v : logits_) v = softcap(v, h.final_softcap);
+}
+
+}  // namespace wasmlm

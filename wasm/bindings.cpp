@@ -15,6 +15,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "format/incremental_parser.h"
 #include "format/pth_checkpoint.h"
 #include "format/range_cache.h"
+#include "model/decoder_features.h"
 #include "model/meta_checkpoint.h"
 #include "model/rwkv_model.h"
 #include "model/sequence_model.h"
@@ -147,6 +149,54 @@ val array_value(const MetaArray& a) {
   return val::null();
 }
 
+// How the decoder runs the file (decoder_features.h): null for other
+// architectures, {error} when the file's keys do not fit its row.
+val decoder_value(const ModelFile& f) {
+  std::optional<DecoderFeatures> d;
+  val err = guarded([&] { d = decoder_features(f); });
+  if (!err.isNull()) {
+    val out = val::object();
+    out.set("error", err);
+    return out;
+  }
+  if (!d) return val::null();
+  val out = val::object();
+  out.set("architecture", d->architecture);
+  out.set("families", d->families);
+  out.set("norms", d->norms);
+  out.set("qkNorm", d->qk_norm);
+  out.set("rope", d->rope);
+  out.set("ropeDimensions", d->rope_dims);
+  out.set("headDim", d->head_dim);
+  out.set("activation", d->activation);
+  out.set("layers", d->n_layer);
+  out.set("slidingWindow", d->sliding_window);
+  out.set("windowedLayers", d->windowed_layers);
+  out.set("noRopeLayers", d->nope_layers);
+  out.set("fusedQkv", d->fused_qkv);
+  out.set("fusedGateUp", d->fused_gate_up);
+  out.set("qkvBias", d->qkv_bias);
+  out.set("tiedOutput", d->tied_output);
+  out.set("longRope", d->long_rope);
+  out.set("ropeBase", d->rope_base);
+  out.set("ropeScale", d->rope_scale);
+  out.set("ropeAttnFactor", d->rope_attn_factor);
+  out.set("windowRopeBase", d->sliding_window ? val(d->window_rope_base) : val::null());
+  out.set("windowRopeScale", d->sliding_window ? val(d->window_rope_scale) : val::null());
+  out.set("queryScale", d->query_scale);
+  out.set("attnSoftcap", d->attn_softcap);
+  out.set("finalSoftcap", d->final_softcap);
+  out.set("embeddingScale", d->embedding_scale);
+  out.set("residualScale", d->residual_scale);
+  out.set("logitScale", d->logit_scale);
+  val kv = val::object();
+  kv.set("bytesPerPosition", static_cast<double>(d->kv_bytes_full));
+  kv.set("windowedBytesPerPosition", static_cast<double>(d->kv_bytes_windowed));
+  kv.set("ringPositions", d->ring_positions);
+  out.set("kvCacheF16", kv);
+  return out;
+}
+
 val describe_file(const ModelFile& f) {
   val out = val::object();
   out.set("format", std::string(file_format_name(f.format)));
@@ -182,6 +232,7 @@ val describe_file(const ModelFile& f) {
   val warnings = val::array();
   for (const auto& w : f.warnings) warnings.call<void>("push", w);
   out.set("warnings", warnings);
+  out.set("decoder", decoder_value(f));
   return out;
 }
 

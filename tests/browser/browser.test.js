@@ -223,6 +223,22 @@ describeWithChromium('in Chromium', () => {
     expect(await page.locator('#architecture').innerText()).toMatch(/rwkv version\s+5\.2/);
   }, TIMEOUT);
 
+  test('the index page tells how a Gemma 3 file runs: its norms, window, RoPE and KV cache', async () => {
+    await page.goto(`${isolated.url}/web/pages/index.html`);
+    const { ensureDecoderModel } = await import('../models/decoder-models.js');
+    const { TESTDATA } = await import('../js/helpers/testdata.js');
+    await page.setInputFiles('#file', ensureDecoderModel('gemma3', 'Q8_0', TESTDATA));
+    await page.waitForFunction(() => !document.querySelector('#decoder-section').hidden);
+    const text = await page.locator('#decoder').innerText();
+    expect(text).toMatch(/architecture\s+gemma3 \(Gemma 3/);
+    expect(text).toMatch(/norms\s+RMS norm before and after attention and FFN/);
+    expect(text).toMatch(/sliding window\s+8 positions in 10 of 12 layers/);
+    expect(text).toMatch(/rope\s+neox, 64 of 64 dims, base 1000000, scale 1\/8, windowed layers: base 10000/);
+    expect(text).toMatch(/feed-forward\s+GeGLU \(tanh\)/);
+    expect(text).toMatch(/kv cache \(f16\)\s+3\.00 KiB per position; windowed layers keep at most 264/);
+    expect(await page.locator('#architecture').innerText()).not.toMatch(/object Object/);
+  }, TIMEOUT);
+
   // Drops a File built in the page from fetched bytes (optionally cut short or patched) on the viewer.
   async function dropOnViewer(url, { cut, patch } = {}) {
     await page.evaluate(async ({ url, cut, patch }) => {

@@ -102,18 +102,25 @@ export function quantizeQ8_0(values) {
 
 // ----------------------------------------------------------------- plan ----
 
-/** The tensors llama.cpp's converter writes for the model, with their values. */
-function tensorPlan(spec, type) {
+/** 2-D weights of the test files: uniform values, as F32 or quantized to Q8_0. */
+export function uniformMatrix(type) {
+  return (name, nIn, nOut, std) => ({
+    type,
+    make: () => (type === 'Q8_0' ? quantizeQ8_0(uniform(name, nIn * nOut, std)) : Buffer.from(uniform(name, nIn * nOut, std).buffer)),
+  });
+}
+
+/**
+ * The tensors llama.cpp's converter writes for the model, with their values:
+ * `matrix(name, nIn, nOut, std)` gives each 2-D weight's {type, make};
+ * vectors (norms, biases, RoPE factors) are F32.
+ */
+export function tensorPlan(spec, { matrix, vocab = 512 }) {
   const { arch, embd, layers, heads, kvHeads, headDim, ff } = spec;
   const qDim = heads * headDim, kvDim = kvHeads * headDim;
   const plan = [];
   const f32 = (name, values, shape) => plan.push({ name, type: 'F32', shape, make: () => Buffer.from(values.buffer) });
-  // 2-D weights [nIn, nOut]: in the file's type.
-  const mat = (name, nIn, nOut, std) => {
-    const values = () => uniform(name, nIn * nOut, std);
-    plan.push({ name, type, shape: [nIn, nOut],
-      make: () => (type === 'Q8_0' ? quantizeQ8_0(values()) : Buffer.from(values().buffer)) });
-  };
+  const mat = (name, nIn, nOut, std) => plan.push({ name, shape: [nIn, nOut], ...matrix(name, nIn, nOut, std) });
   const norm = (name, n) => f32(name, uniform(name, n, 0.15, 1), [n]);
   const gemma = arch === 'gemma2' || arch === 'gemma3';
   const postNorms = gemma || arch === 'olmo2';
@@ -125,7 +132,7 @@ function tensorPlan(spec, type) {
   // scaled by sqrt(embd) on the way in.
   const embdScale = spec.keys.embedding_scale ?? 1;  // Granite's multiplier
   const embdStd = spec.tied ? 0.3 / Math.sqrt(embd) / embdScale : 1;
-  mat('token_embd.weight', embd, 512, embdStd);
+  mat('token_embd.weight', embd, vocab, embdStd);
   if (spec.longRope) {
     const n = spec.keys['rope.dimension_count'] / 2;
     f32('rope_factors_long.weight', Float32Array.from({ length: n }, (_, i) => 1 + (i * 7) / (n - 1)), [n]);
@@ -168,12 +175,12 @@ function tensorPlan(spec, type) {
   }
   const logitScale = spec.keys.logit_scale ?? 1;
   f32('output_norm.weight', uniform('output_norm.weight', embd, 0.15, (spec.tied ? (2 / 0.3) * embdScale : 1) * logitScale), [embd]);
-  if (!spec.tied) mat('output.weight', embd, 512, 2 / Math.sqrt(embd));
-  return sizeTensors(plan);
+  if (!spec.tied) mat('output.weight', embd, vocab, 2 / Math.sqrt(embd));
+  return plan;
 }
 
-/** The metadata pairs (keys in the converter's order) and their count. */
-function metadata(name, spec, type, tokenizerPairs) {
+/** The metadata pairs (keys in the converter's order) and their count; fileType: general.file_type. */
+export function metadata(spec, { fileType, label, tokenizerPairs }) {
   const { arch, embd, layers, heads, kvHeads, headDim, ff } = spec;
   const head = new Bytes();
   let n = 0;
@@ -187,8 +194,8 @@ function metadata(name, spec, type, tokenizerPairs) {
   };
   kv('general.architecture', arch);
   // (Not the model's name: llama.cpp gives vocabularies of models named phi3 Phi-3's token attributes.)
-  kv('general.name', `wasmlm random-weight test model (${type})`);
-  kv('general.file_type', type === 'Q8_0' ? 7 : 0);
+  kv('general.name', `wasmlm random-weight ${label}`);
+  kv('general.file_type', fileType);
   kv('general.alignment', 32);
   kv(`${arch}.context_length`, spec.ctxTrain ?? 2048);
   kv(`${arch}.embedding_length`, embd);
@@ -217,8 +224,8 @@ export function writeDecoderModel(name, type, out, testdata) {
   if (!spec) throw new Error(`unknown model ${name} (one of ${Object.keys(DECODER_MODELS).join(', ')})`);
   if (!TYPES.includes(type)) throw new Error(`unknown type ${type} (one of ${TYPES.join(', ')})`);
   const tokenizerPairs = readTokenizerPairs(path.join(testdata, VOCAB_FILE));
-  const { head, nKv } = metadata(name, spec, type, tokenizerPairs);
-  writeGguf(out, head, nKv, tensorPlan(spec, type));
+  const { head, nKv } = metadata(spec, { fileType: type === 'Q8_0' ? 7 : 0, label: `test model (${type})`, tokenizerPairs });
+  writeGguf(out, head, nKv, sizeTensors(tensorPlan(spec, { matrix: uniformMatrix(type) })));
   return { file: out, sha256: sha256(out) };
 }
 

@@ -11,6 +11,7 @@ export const GGML = {
   F32: { id: 0, block: 1, bytes: 4 },
   F16: { id: 1, block: 1, bytes: 2, ftype: 1 },
   Q4_0: { id: 2, block: 32, bytes: 18, ftype: 2 },
+  Q5_0: { id: 6, block: 32, bytes: 22, ftype: 8 },
   Q5_1: { id: 7, block: 32, bytes: 24, ftype: 9 },
   Q8_0: { id: 8, block: 32, bytes: 34, ftype: 7 },
   Q4_K: { id: 12, block: 256, bytes: 144, ftype: 15 }, // MOSTLY_Q4_K_M
@@ -133,6 +134,22 @@ export function quantizedMatrix(type, nIn, nOut, sigma, seed) {
         if ((v & 0xf0) === 0) v |= 0x80;
         bytes[i] = v;
       }
+    }
+  } else if (type === 'Q5_0') {
+    // block_q5_0 {half d, u8 qh[4], u8 qs[16]}: w = d*(q - 16), q in 0..31
+    // random, zero-mean (q 0 becomes 16; element j's fifth bit is qh bit j): std d * 8.94
+    const d = variants(sigma / 8.94);
+    for (let b = 0, at = 0; b < nBlocks; b++, at += 22) {
+      const h = d[bytes[at] & 63];
+      bytes[at] = h & 0xff;
+      bytes[at + 1] = h >>> 8;
+      const view = new DataView(bytes.buffer, bytes.byteOffset);
+      let qh = view.getUint32(at + 2, true);
+      for (let j = 0; j < 32; j++) {
+        const nibble = j < 16 ? bytes[at + 6 + j] & 0x0f : bytes[at + 6 + j - 16] >> 4;
+        if (nibble === 0 && ((qh >>> j) & 1) === 0) qh |= 1 << j;
+      }
+      view.setUint32(at + 2, qh >>> 0, true);
     }
   } else if (type === 'Q5_1') {
     // block_q5_1 {half d, half m, u8 qh[4], u8 qs[16]}: w = d*q + m, q in 0..31

@@ -85,12 +85,42 @@ function render(r) {
     warnings: r.warnings.join('; ') || null,
   });
   // A Meta checkpoint's hyperparameters are its params.json.
-  fillList($('#architecture'), r.params ?? r.architecture);
+  const { decoder, ...architecture } = r.architecture ?? {};
+  fillList($('#architecture'), r.params ?? architecture);
+  renderDecoder(decoder);
   renderTokenizer(r);
   renderTypeChart(r);
   renderMetadata(r);
   renderTensors(r);
   $('#result').hidden = false;
+}
+
+// The decoder row and settings the engine takes from the file (or why it cannot run it).
+function renderDecoder(d) {
+  $('#decoder-section').hidden = !d;
+  if (!d) return;
+  if (d.error) {
+    fillList($('#decoder'), { 'cannot run': `${d.error.code}: ${d.error.message}` });
+    return;
+  }
+  const yes = (flag, text) => (flag ? text : null);
+  fillList($('#decoder'), {
+    architecture: `${d.architecture} (${d.families})`,
+    norms: d.norms === 'pre' ? 'RMS norm before attention and FFN' : d.norms === 'post' ? 'RMS norm after attention and FFN' : 'RMS norm before and after attention and FFN',
+    'q/k norm': d.qkNorm === 'none' ? null : d.qkNorm,
+    attention: [yes(d.fusedQkv, 'fused qkv'), yes(d.qkvBias, 'q/k/v biases'), `scale ${shortestFloat32(d.queryScale)}`,
+      yes(d.attnSoftcap, `scores soft-capped at ${d.attnSoftcap}`)].filter(Boolean).join(', '),
+    'sliding window': d.slidingWindow ? `${d.slidingWindow} positions in ${d.windowedLayers} of ${d.layers} layers` : null,
+    rope: [`${d.rope}, ${d.ropeDimensions} of ${d.headDim} dims`, `base ${d.ropeBase}`, yes(d.ropeScale !== 1, `scale 1/${shortestFloat32(1 / d.ropeScale)}`),
+      yes(d.longRope, 'LongRoPE factors'), yes(d.ropeAttnFactor !== 1, `attention factor ${shortestFloat32(d.ropeAttnFactor)}`),
+      yes(d.windowRopeBase != null, `windowed layers: base ${d.windowRopeBase}${d.windowRopeScale !== 1 ? `, scale ${d.windowRopeScale}` : ''}`),
+      yes(d.noRopeLayers, `${d.noRopeLayers} layers without`)].filter(Boolean).join(', '),
+    'feed-forward': `${d.activation === 'silu' ? 'SwiGLU' : 'GeGLU (tanh)'}${d.fusedGateUp ? ', fused gate/up' : ''}`,
+    embeddings: [yes(d.embeddingScale !== 1, `scaled by ${shortestFloat32(d.embeddingScale)}`), d.tiedOutput ? 'tied to the output' : 'separate output'].filter(Boolean).join(', '),
+    logits: [yes(d.finalSoftcap, `soft-capped at ${d.finalSoftcap}`), yes(d.logitScale !== 1, `divided by ${d.logitScale}`)].filter(Boolean).join(', ') || null,
+    'kv cache (f16)': `${bytes(d.kvCacheF16.bytesPerPosition + d.kvCacheF16.windowedBytesPerPosition)} per position`
+      + (d.slidingWindow ? `; windowed layers keep at most ${d.kvCacheF16.ringPositions}` : ''),
+  });
 }
 
 function fillList(dl, fields) {

@@ -272,6 +272,56 @@ export interface ArchitectureSummary {
   expertUsedCount: number | null;
   /** RWKV models: '4', '5', '5.1', '5.2', '6', '7'. */
   rwkvVersion: string | null;
+  /** How wasmlm's decoder runs the file; null for other architectures (RWKV, or ones it does not run). */
+  decoder: DecoderFeatures | { error: { code: ErrorCode; message: string; offset: number | null } } | null;
+}
+
+/** A decoder architecture's settings as wasmlm resolves them from the file (llama.cpp's reading of it). */
+export interface DecoderFeatures {
+  /** general.architecture: 'llama' | 'qwen2' | 'qwen3' | 'gemma2' | 'gemma3' | 'phi3' | 'smollm3' | 'olmo2' | 'granite'. */
+  architecture: string;
+  /** The model families whose files have it, e.g. 'Qwen2, Qwen2.5, Qwen2.5-Coder, DeepSeek-R1-Distill-Qwen'. */
+  families: string;
+  /** Where the RMS norms sit around attention and FFN. */
+  norms: 'pre' | 'pre+post' | 'post';
+  qkNorm: 'none' | 'per-head' | 'all heads';
+  /** RoPE layout: adjacent pairs ('normal') or halves ('neox'). */
+  rope: 'normal' | 'neox';
+  /** Leading dimensions of each head that RoPE rotates (< headDim: partial rotary). */
+  ropeDimensions: number;
+  headDim: number;
+  /** The gated FFN's activation. */
+  activation: 'silu' | 'gelu-tanh';
+  layers: number;
+  /** Positions a windowed layer attends to (0: no sliding window). */
+  slidingWindow: number;
+  windowedLayers: number;
+  /** Layers without RoPE (SmolLM3). */
+  noRopeLayers: number;
+  fusedQkv: boolean;
+  fusedGateUp: boolean;
+  qkvBias: boolean;
+  /** No output.weight: the token embeddings are the output head. */
+  tiedOutput: boolean;
+  /** LongRoPE factor tensors (Phi-3 long-context models). */
+  longRope: boolean;
+  ropeBase: number;
+  /** 1 / linear scaling factor. */
+  ropeScale: number;
+  ropeAttnFactor: number;
+  /** Windowed layers' RoPE (Gemma 3: base 10000, unscaled); null without a window. */
+  windowRopeBase: number | null;
+  windowRopeScale: number | null;
+  /** The query-key products' scale. */
+  queryScale: number;
+  /** Soft-caps cap * tanh(x / cap) of attention scores and final logits; 0: none. */
+  attnSoftcap: number;
+  finalSoftcap: number;
+  embeddingScale: number;
+  residualScale: number;
+  logitScale: number;
+  /** F16 KV cache bytes per position: layers that keep every position, and windowed layers, which keep at most ringPositions. */
+  kvCacheF16: { bytesPerPosition: number; windowedBytesPerPosition: number; ringPositions: number };
 }
 
 export interface SplitSummary {
@@ -448,7 +498,7 @@ export interface ModelSession {
   readonly tokenizer: Tokenizer;
   readonly nVocab: number;
   readonly threads: number;
-  /** 'llama' (the LLaMA family) or 'rwkv'. */
+  /** general.architecture of a decoder ('llama', 'qwen2', 'qwen3', 'gemma2', 'gemma3', 'phi3', ...), or 'rwkv'. */
   readonly architecture: string;
   /** Tokens evaluated since the last reset(). */
   readonly nPast: number;
@@ -508,6 +558,13 @@ export interface GenerateOptions extends SamplingOptions {
   addBos?: boolean;
   /** Text prompts: match special tokens like <|eot_id|> in the text (default false). */
   parseSpecial?: boolean;
+}
+
+export interface ChatOptions extends GenerateOptions {
+  /** The template's enable_thinking (Qwen3: false renders an empty <think></think>, so the model answers directly). */
+  enableThinking?: boolean;
+  /** More variables for the template, as apply_chat_template's keyword arguments (e.g. { enable_thinking: false }). */
+  chatTemplateKwargs?: Record<string, unknown>;
 }
 
 export interface GeneratedPiece {
@@ -612,8 +669,12 @@ export declare class LanguageModel {
   /** Streams text pieces; breaking out of the loop or aborting the signal stops the worker's generation. */
   generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): AsyncIterableIterator<GeneratedPiece> & AsyncIterator<GeneratedPiece, Completion>;
   complete(prompt: string | ArrayLike<number>, options?: GenerateOptions): Promise<Completion>;
-  /** The messages rendered with the model's chat template (@huggingface/jinja), then generate(). */
-  chat(messages: ChatMessage[], options?: GenerateOptions): AsyncIterableIterator<GeneratedPiece> & AsyncIterator<GeneratedPiece, Completion>;
+  /**
+   * The messages rendered with the model's chat template (@huggingface/jinja,
+   * as transformers' apply_chat_template with add_generation_prompt), then
+   * generate(). Generation ends at the model's end-of-turn tokens.
+   */
+  chat(messages: ChatMessage[], options?: ChatOptions): AsyncIterableIterator<GeneratedPiece> & AsyncIterator<GeneratedPiece, Completion>;
   reset(): Promise<void>;
   /** The context (KV cache, last logits, ids): generate() then reuses it as a prompt prefix. */
   saveState(): Promise<ModelState>;

@@ -22,7 +22,7 @@ export function summarizeModel(file) {
     bytesByType: sumByType(tensors, (t) => t.nbytes),
     tensorCountByType: sumByType(tensors, () => 1),
     tokenizer: tokenizerSummary(file.metadata),
-    architecture: architectureSummary(file.metadata, tensors),
+    architecture: architectureSummary(file.metadata, tensors, file.decoder),
     split: splitSummary(file.metadata),
     warnings: file.warnings,
   };
@@ -58,8 +58,12 @@ export function tokenizerSummary(metadata) {
   };
 }
 
-/** Hyperparameters from the `${architecture}.*` keys (GGUF naming). */
-export function architectureSummary(metadata, tensors) {
+/**
+ * Hyperparameters from the `${architecture}.*` keys (GGUF naming), and
+ * `decoder`: how wasmlm's decoder runs the file (its architecture row and
+ * resolved settings, from the native reader; null for other architectures).
+ */
+export function architectureSummary(metadata, tensors, decoder = null) {
   const name = metadata['general.architecture'] ?? null;
   const get = (key) => (name == null ? null : metadata[`${name}.${key}`] ?? null);
   const tokens = metadata['tokenizer.ggml.tokens'];
@@ -83,6 +87,7 @@ export function architectureSummary(metadata, tensors) {
     expertCount: get('expert_count'),
     expertUsedCount: get('expert_used_count'),
     rwkvVersion: name?.startsWith('rwkv') ? rwkvVersion(name, tensors) : null,
+    decoder,
   };
 }
 

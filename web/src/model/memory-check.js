@@ -32,8 +32,11 @@ export function estimateModelMemory(directory, { contextLength, kvCache, fileSiz
   const headDim = heads ? Math.floor((embd ?? 0) / heads) : 0;
   const keyLength = n(a.keyLength) ?? headDim;
   const valueLength = n(a.valueLength) ?? headDim;
-  const perToken = layers * (headsKv ?? 0) * (keyLength + valueLength) * (kvCache === 'f32' ? 4 : 2);
-  const kv = a.rwkvVersion ? 0 : perToken * contextLength;
+  const elem = kvCache === 'f32' ? 2 : 1;
+  // A decoder row says exactly what its cache keeps (windowed layers: a ring).
+  const d = directory.decoder?.kvCacheF16;
+  const kv = d ? elem * (d.bytesPerPosition * contextLength + d.windowedBytesPerPosition * Math.min(contextLength, d.ringPositions || contextLength))
+    : a.rwkvVersion ? 0 : elem * 2 * layers * (headsKv ?? 0) * (keyLength + valueLength) * contextLength;
   return { weights, kvCache: kv, headroom: HEADROOM, total: weights + kv + HEADROOM };
 }
 

@@ -96,7 +96,7 @@ class ModelSession {
     this.threads = model.threads();
     /** 'relaxed': the kernels use relaxed SIMD's 8-bit dot product; 'simd128': SIMD-128 only. */
     this.simd = wasm.relaxedSimd?.() ? 'relaxed' : 'simd128';
-    /** 'llama' (the LLaMA family) or 'rwkv'. */
+    /** general.architecture of a decoder ('llama', 'qwen3', 'gemma3', ...), or 'rwkv'. */
     this.architecture = model.architecture();
   }
 
@@ -140,7 +140,8 @@ class ModelSession {
    * Keeps the longest prefix of the context that `ids` starts with and
    * returns the ids still to evaluate: none if `ids` is the context, else
    * at least the last one (for its logits). A model that cannot go back
-   * (RWKV) starts over when `ids` leaves its context.
+   * there starts over: RWKV (a recurrent state), or a sliding-window model
+   * whose rings no longer hold that point's window.
    */
   rewindTo(ids) {
     let keep = 0;
@@ -150,7 +151,7 @@ class ModelSession {
     if (keep === ids.length && keep === this.#tokens.length) return [];
     keep = Math.min(keep, ids.length - 1);
     if (!this.#model.truncate(keep)) {
-      // A recurrent model (RWKV) cannot forget the end of its context: start over.
+      // The model cannot go back there (see above): start over.
       this.reset();
       keep = 0;
     }

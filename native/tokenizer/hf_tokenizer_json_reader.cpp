@@ -1,5 +1,8 @@
 #include "tokenizer/hf_tokenizer_json_reader.h"
 
+#include <unordered_map>
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -33,6 +36,18 @@ std::string type_of(const Json& j) {
   if (!j.is_object()) return "";
   auto it = j.find("type");
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// The two halves of a merge, written "a b" or [a, b].
+std::pair<std::string, std::string> split_merge(const Json& m) {
+  if (m.is_string()) {
+    const std::string s = m.get<std::string>();
+    const size_t sp = s.find(' ', 1);
+    if (sp != std::string::npos) return {s.substr(0, sp), s.substr(sp + 1)};
+  } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+    return {m[0].get<std::string>(), m[1].get<std::string>()};
+  }
+  fail(ErrorCode::BadFormat, kNoOffset, "tokenizer.json: a merge is neither \"a b\" nor [a, b]");
 }
 
 // ByteLevel as a pre-tokenizer: the GPT-2 regex unless use_regex is false.
@@ -91,6 +106,53 @@ void check_normalizer(const Json& n) {
   unsupported("normalizer " + (type.empty() ? std::string("(unknown)") : type) + " is not supported");
 }
 
+// ------------------------------------------------ SentencePiece-style BPE ----
+// Gemma's tokenizer.json: a BPE over SentencePiece pieces (U+2581 for a
+// space, no byte-level mapping, <0xNN> tokens for bytes no piece covers).
+// The normalizer writes spaces as U+2581 without adding one in front, and
+// the pre-tokenizer splits on " ", of which none is left.
+
+bool is_replace_space_by_spm_space(const Json& n) {
+  return type_of(n) == "Replace" && n.at("pattern").value("String", "") == " " &&
+         n.value("content", "") == "\xE2\x96\x81";
+}
+
+void check_sentencepiece_bpe_pipeline(const Json& j) {
+  const Json normalizer = j.value("normalizer", Json());
+  if (!is_replace_space_by_spm_space(normalizer))
+    unsupported("SentencePiece-style BPE: only a normalizer that writes spaces as U+2581 is supported");
+  const Json pre = j.value("pre_tokenizer", Json());
+  const bool split_on_space = type_of(pre) == "Split" && pre.at("pattern").value("String", "") == " " &&
+                              pre.value("behavior", "") == "MergedWithPrevious" && !pre.value("invert", false);
+  if (!pre.is_null() && !split_on_space)
+    unsupported("SentencePiece-style BPE: pre-tokenizer " + type_of(pre) + " is not supported");
+}
+
+// SentencePiece merges by the score of the merged piece; tokenizer.json
+// ranks the merges, and Hugging Face's converter lists the merges making one
+// piece next to each other. So -(rank of the first merge making a piece) is
+// a score under which merging by score makes the same tokens as merging by
+// rank. Pieces no merge makes never come from merging: the lowest score.
+std::vector<float> scores_from_merges(const Json& merges, const VocabMetadata& v) {
+  std::unordered_map<std::string, int32_t> ids;
+  ids.reserve(v.tokens.size() * 2);
+  for (size_t i = 0; i < v.tokens.size(); ++i) ids.emplace(v.tokens[i], static_cast<int32_t>(i));
+  const float none = -static_cast<float>(merges.size()) - 1.0f;
+  std::vector<float> scores(v.tokens.size(), none);
+  std::vector<bool> seen(v.tokens.size(), false);
+  float rank = 0.0f;
+  for (const Json& m : merges) {
+    const auto [left, right] = split_merge(m);
+    auto it = ids.find(left + right);
+    if (it != ids.end() && !seen[it->second]) {
+      seen[it->second] = true;
+      scores[it->second] = -rank;
+    }
+    rank += 1.0f;
+  }
+  return scores;
+}
+
 // llama.cpp's does_token_look_special: <|...|> tokens are control tokens even
 // when the file does not mark them special.
 bool looks_special(const std::string& t) {
@@ -124,21 +186,17 @@ int32_t find_any(const VocabMetadata& v, std::initializer_list<const char*> name
   return -1;
 }
 
-VocabMetadata convert(const Json& j) {
-  if (!j.is_object()) fail(ErrorCode::BadFormat, 0, "tokenizer.json: not a JSON object");
-  const Json& model = j.at("model");
-  if (!model.is_object()) fail(ErrorCode::BadFormat, kNoOffset, "tokenizer.json: \"model\" is not an object");
-  const std::string type = type_of(model);
-  if (type != "BPE" && !(type.empty() && model.contains("merges")))
-    unsupported("model type " + (type.empty() ? std::string("(none)") : type) + " is not supported (only BPE)");
-  if (model.value("byte_fallback", false))
-    unsupported("SentencePiece-style BPE (byte_fallback) is not supported: use its tokenizer.model");
-  check_normalizer(j.value("normalizer", Json()));
+// The first of `names` that is a control token (Gemma's "</s>" is HTML).
+int32_t find_special(const VocabMetadata& v, std::initializer_list<const char*> names) {
+  for (const char* name : names)
+    for (size_t i = 0; i < v.tokens.size(); ++i)
+      if (v.tokens[i] == name && v.types[i] == static_cast<int32_t>(TokenType::Control)) return static_cast<int32_t>(i);
+  return -1;
+}
 
-  VocabMetadata v;
-  v.model = "gpt2";
-  v.pre = choose_pre(j.value("pre_tokenizer", Json()));
-
+// The vocabulary and the added tokens (special -> control, others
+// user-defined), ids checked.
+void read_tokens(const Json& j, const Json& model, VocabMetadata* v) {
   const Json& vocab = model.at("vocab");
   const Json added = j.value("added_tokens", Json::array());
   if (!vocab.is_object() || !added.is_array()) fail(ErrorCode::BadFormat, kNoOffset, "tokenizer.json: bad vocab");
@@ -151,31 +209,61 @@ VocabMetadata convert(const Json& j) {
       fail(ErrorCode::BadFormat, kNoOffset, "tokenizer.json: token id " + std::to_string(i) + " is out of range");
     return static_cast<size_t>(i);
   };
-  v.tokens.reserve(vocab.size() + added.size());
-  for (const auto& [text, id] : vocab.items()) v.set_token(checked_id(id), text, static_cast<int32_t>(TokenType::Normal));
+  v->tokens.reserve(vocab.size() + added.size());
+  for (const auto& [text, id] : vocab.items()) v->set_token(checked_id(id), text, static_cast<int32_t>(TokenType::Normal));
   for (const Json& t : added) {
     const std::string content = t.at("content").get<std::string>();
     const bool special = t.value("special", false) || looks_special(content);
-    v.set_token(checked_id(t.at("id")), content,
-                static_cast<int32_t>(special ? TokenType::Control : TokenType::UserDefined));
+    v->set_token(checked_id(t.at("id")), content,
+                 static_cast<int32_t>(special ? TokenType::Control : TokenType::UserDefined));
   }
+}
 
+void convert_byte_level_bpe(const Json& j, const Json& model, VocabMetadata* v) {
+  check_normalizer(j.value("normalizer", Json()));
+  v->model = "gpt2";
+  v->pre = choose_pre(j.value("pre_tokenizer", Json()));
+  read_tokens(j, model, v);
   const Json& merges = model.at("merges");
-  v.merges.reserve(merges.size());
+  v->merges.reserve(merges.size());
   for (const Json& m : merges) {
-    if (m.is_string()) {
-      v.merges.push_back(m.get<std::string>());
-    } else if (m.is_array() && m.size() == 2) {
-      v.merges.push_back(m[0].get<std::string>() + " " + m[1].get<std::string>());
-    } else {
-      fail(ErrorCode::BadFormat, kNoOffset, "tokenizer.json: a merge is neither \"a b\" nor [a, b]");
-    }
+    const auto [left, right] = split_merge(m);
+    v->merges.push_back(left + " " + right);
   }
+}
+
+void convert_sentencepiece_bpe(const Json& j, const Json& model, VocabMetadata* v) {
+  check_sentencepiece_bpe_pipeline(j);
+  v->model = "llama";
+  v->add_space_prefix = false;
+  read_tokens(j, model, v);
+  v->scores = scores_from_merges(model.at("merges"), *v);
+  for (size_t i = 0; i < v->tokens.size(); ++i) {
+    const std::string& t = v->tokens[i];
+    if (v->types[i] == static_cast<int32_t>(TokenType::Normal) && t.size() == 6 && t.compare(0, 3, "<0x") == 0 &&
+        t[5] == '>')
+      v->types[i] = static_cast<int32_t>(TokenType::Byte);
+  }
+  const Json unk = model.value("unk_token", Json());
+  if (unk.is_string()) v->unk = find_any(*v, {unk.get<std::string>().c_str()});
+}
+
+VocabMetadata convert(const Json& j) {
+  if (!j.is_object()) fail(ErrorCode::BadFormat, 0, "tokenizer.json: not a JSON object");
+  const Json& model = j.at("model");
+  if (!model.is_object()) fail(ErrorCode::BadFormat, kNoOffset, "tokenizer.json: \"model\" is not an object");
+  const std::string type = type_of(model);
+  if (type != "BPE" && !(type.empty() && model.contains("merges")))
+    unsupported("model type " + (type.empty() ? std::string("(none)") : type) + " is not supported (only BPE)");
+
+  VocabMetadata v;
+  if (model.value("byte_fallback", false)) convert_sentencepiece_bpe(j, model, &v);
+  else convert_byte_level_bpe(j, model, &v);
 
   const std::optional<int32_t> bos = template_bos(j.value("post_processor", Json()), v);
   v.add_bos = bos.has_value();
-  v.bos = bos ? *bos : find_any(v, {"<|begin_of_text|>", "<s>", "<|endoftext|>"});
-  v.eos = find_any(v, {"<|end_of_text|>", "</s>", "<|endoftext|>"});
+  v.bos = bos ? *bos : find_special(v, {"<|begin_of_text|>", "<bos>", "<s>", "<|endoftext|>"});
+  v.eos = find_special(v, {"<|end_of_text|>", "<eos>", "</s>", "<|endoftext|>"});
   return v;
 }
 

@@ -8,6 +8,7 @@
 #include "format/model_file.h"
 #include "tokenizer/pre_tokenizer.h"
 #include "tokenizer/rwkv_token_text.h"
+#include "tokenizer/special_token_roles.h"
 #include "tokenizer/unicode.h"
 
 namespace wasmlm {
@@ -46,6 +47,24 @@ bool flag(const Metadata& md, const char* key, bool fallback) {
 const char kSpmSpace[] = "\xE2\x96\x81";
 
 constexpr size_t kUgmMaxPieceBytes = 1024;
+
+// SentencePiece's U+2581 back to spaces.
+std::string spm_unescape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    if (text.compare(i, 3, kSpmSpace) == 0) {
+      out.push_back(' ');
+      i += 3;
+    } else {
+      out.push_back(text[i++]);
+    }
+  }
+  return out;
+}
+
+// isspace() in the C locale, which llama.cpp strips beside special tokens.
+bool is_c_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -97,8 +116,9 @@ Tokenizer Tokenizer::byte_level() {
   return from_metadata(md);
 }
 
-Tokenizer Tokenizer::from_metadata(const Metadata& md) {
+Tokenizer Tokenizer::from_metadata(const Metadata& md, TokenizerFlavor flavor) {
   Tokenizer t;
+  t.flavor_ = flavor;
   const std::string model = md.get_string("tokenizer.ggml.model").value_or("");
   if (model == "llama") {
     t.model_ = TokenizerModel::Spm;
@@ -209,14 +229,13 @@ Tokenizer Tokenizer::from_metadata(const Metadata& md) {
     }
   }
 
-  // llama.cpp treats these end-of-turn tokens as control tokens even when the
-  // file marks them normal (GPT-2's <|endoftext|> is).
-  for (const char* eot : {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<EOT>",
-                          "<\xEF\xBD\x9C" "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>"}) {
-    const int32_t id = t.find_token(eot);
-    if (id != kNoToken && (t.types_[id] == TokenType::Normal || t.types_[id] == TokenType::Undefined))
-      t.types_[id] = TokenType::Control;
-  }
+  SpecialTokenRolesInput roles;
+  roles.metadata = &md;
+  roles.find_token = [&t](std::string_view text) { return t.find_token(text); };
+  roles.types = &t.types_;
+  roles.eos = t.eos_;
+  roles.keep_types = flavor == TokenizerFlavor::Transformers;
+  t.end_of_generation_ = assign_special_token_roles(roles);
 
   for (size_t i = 0; i < n; ++i) {
     const TokenType ty = t.types_[i];
@@ -227,6 +246,12 @@ Tokenizer Tokenizer::from_metadata(const Metadata& md) {
   std::stable_sort(t.special_tokens_.begin(), t.special_tokens_.end(), [&t](int32_t a, int32_t b) {
     return t.tokens_[a].size() > t.tokens_[b].size();
   });
+  const SpecialTokenStrip strip = flavor == TokenizerFlavor::LlamaCpp
+                                      ? special_token_strip(md, roles.find_token, t.special_tokens_)
+                                      : SpecialTokenStrip{};
+  if (!strip.lstrip.empty() || !strip.rstrip.empty()) t.strip_.assign(n, 0);
+  for (int32_t id : strip.lstrip) t.strip_[id] |= kStripBefore;
+  for (int32_t id : strip.rstrip) t.strip_[id] |= kStripAfter;
   if (t.model_ == TokenizerModel::Rwkv) t.rwkv_trie_ = build_rwkv_trie(t.tokens_, t.types_);
   return t;
 }
@@ -255,13 +280,19 @@ std::vector<Tokenizer::Fragment> Tokenizer::partition(std::string_view text, boo
         next.push_back(f);
         continue;
       }
+      const uint8_t strip = strip_.empty() ? 0 : strip_[id];
       size_t pos = f.begin;
       while (pos < f.end) {
         const size_t hit = text.substr(0, f.end).find(s, pos);
         if (hit == std::string_view::npos) break;
-        if (hit > pos) next.push_back({kNoToken, pos, hit});
+        size_t left_end = hit;
+        if (strip & kStripBefore)
+          while (left_end > pos && is_c_space(text[left_end - 1])) --left_end;
+        if (left_end > pos) next.push_back({kNoToken, pos, left_end});
         next.push_back({id, hit, hit + s.size()});
         pos = hit + s.size();
+        if (strip & kStripAfter)
+          while (pos < f.end && is_c_space(text[pos])) ++pos;
       }
       if (pos < f.end) next.push_back({kNoToken, pos, f.end});
     }
@@ -572,6 +603,9 @@ std::string Tokenizer::token_bytes(int32_t id, bool render_special) const {
     case TokenType::Control:
       return render_special ? text : std::string();
     case TokenType::UserDefined:
+      // transformers' decoder writes U+2581 as a space in added tokens too;
+      // llama.cpp's converter wrote the spaces into them already.
+      if (flavor_ == TokenizerFlavor::Transformers && model_ == TokenizerModel::Spm) return spm_unescape(text);
       return text;
     case TokenType::Unknown:
       return model_ != TokenizerModel::Bpe ? std::string("\xE2\x96\x85") : text;  // U+2585, as llama.cpp
@@ -586,14 +620,7 @@ std::string Tokenizer::token_bytes(int32_t id, bool render_special) const {
   }
   std::string out;
   if (model_ != TokenizerModel::Bpe) {
-    for (size_t i = 0; i < text.size();) {
-      if (text.compare(i, 3, kSpmSpace) == 0) {
-        out.push_back(' ');
-        i += 3;
-      } else {
-        out.push_back(text[i++]);
-      }
-    }
+    out = spm_unescape(text);
   } else {
     size_t pos = 0;
     while (pos < text.size()) {

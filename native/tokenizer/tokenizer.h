@@ -57,11 +57,19 @@ struct DecodeOptions {
   bool strip_space_prefix = true;  // SentencePiece: drop the space encode() added
 };
 
+// Whose behaviour to reproduce where llama.cpp and transformers differ on the
+// same vocabulary. LlamaCpp (GGUF files and what llama.cpp's converter reads):
+// tokens llama.cpp recognizes by their text become control tokens and
+// whitespace is stripped beside some special tokens (special_token_roles.h).
+// Transformers (tokenizer.json): token types as the file gives them, and
+// SentencePiece-style added tokens decode with U+2581 as a space.
+enum class TokenizerFlavor { LlamaCpp, Transformers };
+
 class Tokenizer {
  public:
   // Throws Error(Unsupported) for other tokenizer.ggml.model values or an
   // unknown tokenizer.ggml.pre, Error(BadFormat) for inconsistent metadata.
-  static Tokenizer from_metadata(const Metadata& metadata);
+  static Tokenizer from_metadata(const Metadata& metadata, TokenizerFlavor flavor = TokenizerFlavor::LlamaCpp);
   // The file's tokenizer. rwkv.cpp .bin files carry none: a 256-token one
   // is byte-level (each token one byte, as rwkv.cpp's tiny test models);
   // others throw Unsupported asking for the vocabulary file.
@@ -91,6 +99,9 @@ class Tokenizer {
   bool add_eos_default() const { return add_eos_; }
   bool add_space_prefix() const { return add_space_prefix_; }
   bool ignore_merges() const { return ignore_merges_; }
+  // The tokens that end a generation, as llama.cpp's llama_vocab_is_eog:
+  // EOS first, then end-of-turn tokens and the like (special_token_roles.h).
+  const std::vector<int32_t>& end_of_generation() const { return end_of_generation_; }
 
  private:
   struct Fragment {
@@ -114,9 +125,15 @@ class Tokenizer {
   std::unordered_map<std::string, int32_t> token_ids_;
   std::unordered_map<std::string, int> merge_ranks_;  // "left\0right" -> rank
   std::vector<int32_t> special_tokens_;  // control/user-defined/unknown, longest text first
+  std::vector<int32_t> end_of_generation_;
+  // Per token (empty if none): whitespace to drop beside it when it is
+  // matched in the text (special_token_roles.h).
+  static constexpr uint8_t kStripBefore = 1, kStripAfter = 2;
+  std::vector<uint8_t> strip_;
   std::shared_ptr<const std::vector<Regex>> pre_regexes_;
   int32_t bos_ = kNoToken, eos_ = kNoToken, unk_ = kNoToken, pad_ = kNoToken;
   bool add_bos_ = false, add_eos_ = false, add_space_prefix_ = false, ignore_merges_ = false;
+  TokenizerFlavor flavor_ = TokenizerFlavor::LlamaCpp;
   bool remove_extra_whitespaces_ = false;  // UGM: runs of spaces become one, none at the ends
   double ugm_unknown_score_ = 0;            // UGM: the score of a character no token covers
   size_t ugm_max_token_bytes_ = 0;

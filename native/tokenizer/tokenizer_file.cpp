@@ -62,7 +62,7 @@ Tokenizer tokenizer_from_file(const uint8_t* data, size_t size, const TokenizerF
     case TokenizerFileFormat::SentencePiece:
       return Tokenizer::from_metadata(read_sentencepiece_model(s).to_metadata());
     case TokenizerFileFormat::HfJson:
-      return Tokenizer::from_metadata(read_hf_tokenizer_json(s).to_metadata());
+      return Tokenizer::from_metadata(read_hf_tokenizer_json(s).to_metadata(), TokenizerFlavor::Transformers);
     case TokenizerFileFormat::Tiktoken:
       return Tokenizer::from_metadata(read_tiktoken(s, options.tiktoken).to_metadata());
     case TokenizerFileFormat::RwkvVocab:

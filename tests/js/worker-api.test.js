@@ -126,6 +126,13 @@ describeWithTestdata('a crashed worker', () => {
   }, 30000);
 });
 
+async function drainChat(iterator) {
+  for (;;) {
+    const { value, done } = await iterator.next();
+    if (done) return value;
+  }
+}
+
 describeWithTestdata('chat templates', () => {
   test('Phi-3\'s template (from its GGUF vocabulary) renders the Phi-3 chat format', async () => {
     const { metadata } = await inspect(testdataPath('tokenizers/llamacpp-vocab/ggml-vocab-phi-3.gguf'));
@@ -135,4 +142,19 @@ describeWithTestdata('chat templates', () => {
     expect(text).toContain('<|user|>\nHello<|end|>\n');
     expect(text.endsWith('<|assistant|>\n')).toBe(true);
   });
+
+  test('chat() generates from the rendered template, with template options beside generate()\'s', async () => {
+    // The template writes the messages' contents one after the other.
+    const lm = await loadModel(testdataPath('hostile/stories260K-chat-template-ok.gguf'), { contextLength: 64, threads: 1 });
+    try {
+      const options = { temperature: 0, maxTokens: 6, ignoreEos: true };
+      const chat = await drainChat(lm.chat([{ role: 'user', content: 'Once upon' }, { role: 'user', content: ' a time' }],
+        { ...options, enableThinking: false, chatTemplateKwargs: { anything: 1 } }));
+      await lm.reset();
+      const plain = await lm.complete('Once upon a time', options);
+      expect(chat.tokens).toEqual(plain.tokens);
+    } finally {
+      await lm.dispose();
+    }
+  }, 30000);
 });

@@ -51,7 +51,33 @@ export class Bytes {
     else if (elemType === GT.BOOL) this.push(Buffer.from(values.map((v) => (v ? 1 : 0))));
     else throw new Error(`array type ${elemType}`);
   }
+  /**
+   * A pair from a typed value: {type: 'u32' | 'i32' | 'f32' | 'bool' | 'string', value}
+   * or {type: 'array', elem: 'string' | 'i32' | 'f32' | 'bool', value: [...]}.
+   */
+  entry(key, { type, elem, value }) {
+    const SCALAR = { u32: GT.U32, f32: GT.F32, bool: GT.BOOL, string: GT.STRING };
+    const ELEM = { string: GT.STRING, i32: GT.I32, f32: GT.F32, bool: GT.BOOL };
+    if (type === 'array') {
+      if (!(elem in ELEM)) throw new Error(`${key}: unknown array element type ${elem}`);
+      this.kvArray(key, ELEM[elem], value);
+    } else if (type === 'i32') {
+      this.str(key);
+      this.u32(GT.I32);
+      this.i32(value);
+    } else {
+      if (!(type in SCALAR)) throw new Error(`${key}: unknown type ${type}`);
+      this.kv(key, SCALAR[type], value);
+    }
+  }
   concat() { return Buffer.concat(this.parts); }
+}
+
+/** A GGUF v3 file of metadata only (a vocab-only file), from [key, typed value] entries in file order. */
+export function writeMetadataGguf(out, entries) {
+  const head = new Bytes();
+  for (const [key, value] of entries) head.entry(key, value);
+  return writeGguf(out, head, entries.length, []);
 }
 
 /** float32 -> IEEE half bits, round to nearest even, with subnormals. */
@@ -233,7 +259,8 @@ export function writeGguf(out, head, nKv, plan) {
   const pad = (n) => Buffer.alloc((ALIGNMENT - (n % ALIGNMENT)) % ALIGNMENT);
 
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  const tmp = `${out}.tmp`;
+  // Written aside, then renamed: test processes running in parallel may write the same file.
+  const tmp = `${out}.${process.pid}.tmp`;
   const fd = fs.openSync(tmp, 'w');
   try {
     fs.writeSync(fd, header);

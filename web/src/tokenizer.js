@@ -1,6 +1,7 @@
 // Text <-> token ids with a model file's own vocabulary (SentencePiece or
 // byte-level BPE from GGUF metadata) or a tokenizer file's (SentencePiece
-// .model, tokenizer.json, tiktoken), as llama.cpp tokenizes.
+// .model, tiktoken), as llama.cpp tokenizes; a tokenizer.json as transformers
+// does.
 import { WasmLMError, throwIfAborted, throwIfBindingError } from './errors.js';
 import { readModelDirectory } from './parse/read-model-directory.js';
 import { openByteSource } from './sources/byte-source.js';

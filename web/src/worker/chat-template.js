@@ -1,6 +1,9 @@
 // Renders a model's tokenizer.chat_template (Jinja, as Hugging Face writes
 // them) with @huggingface/jinja, the way transformers' apply_chat_template
-// does: messages, add_generation_prompt, bos_token, eos_token.
+// does: messages, add_generation_prompt, tools and documents (none), the
+// special tokens the model has (bos_token, eos_token, ...), and any extra
+// keyword arguments (enable_thinking, ...). raise_exception and strftime_now
+// are the library's own globals, as in transformers.
 import { WasmLMError } from '../errors.js';
 
 const cache = new Map();
@@ -19,12 +22,22 @@ async function loadJinja() {
   }
 }
 
+// transformers passes only the special tokens a tokenizer has.
+function presentTokens(tokens) {
+  return Object.fromEntries(Object.entries(tokens).filter(([, text]) => typeof text === 'string' && text !== ''));
+}
+
 /**
  * @param {string} source the template
  * @param {{role: string, content: string}[]} messages
- * @param {{bosToken?: string, eosToken?: string, addGenerationPrompt?: boolean}} [options]
+ * @param {{bosToken?: string, eosToken?: string, specialTokens?: Record<string, string>,
+ *   addGenerationPrompt?: boolean, kwargs?: Record<string, unknown>}} [options]
+ *   specialTokens: more of them by variable name (unk_token, pad_token, ...);
+ *   kwargs: apply_chat_template's extra keyword arguments, e.g. {enable_thinking: false}.
  */
-export async function renderChat(source, messages, { bosToken = '', eosToken = '', addGenerationPrompt = true } = {}) {
+export async function renderChat(source, messages, {
+  bosToken = '', eosToken = '', specialTokens = {}, addGenerationPrompt = true, kwargs = {},
+} = {}) {
   jinja ??= await loadJinja();
   let template = cache.get(source);
   if (!template) {
@@ -37,9 +50,24 @@ export async function renderChat(source, messages, { bosToken = '', eosToken = '
   }
   try {
     return template.render({
-      messages, add_generation_prompt: addGenerationPrompt, bos_token: bosToken, eos_token: eosToken,
+      messages,
+      add_generation_prompt: addGenerationPrompt,
+      tools: null,
+      documents: null,
+      ...presentTokens({ bos_token: bosToken, eos_token: eosToken, ...specialTokens }),
+      ...kwargs,
     });
   } catch (cause) {
     throw new WasmLMError('BAD_FORMAT', `rendering the chat template failed: ${cause.message}`, { cause });
   }
+}
+
+/**
+ * The chat options that are not generate()'s, as renderChat kwargs:
+ * chatTemplateKwargs as they are, enableThinking as enable_thinking.
+ * @returns {{kwargs: Record<string, unknown>, generateOptions: object}}
+ */
+export function splitChatOptions({ chatTemplateKwargs = {}, enableThinking, ...generateOptions } = {}) {
+  const kwargs = { ...(enableThinking === undefined ? {} : { enable_thinking: Boolean(enableThinking) }), ...chatTemplateKwargs };
+  return { kwargs, generateOptions };
 }

@@ -4,7 +4,7 @@
 import { WasmLMError } from '../errors.js';
 import { openModel } from '../model/open-model.js';
 import { generate } from '../model/generate.js';
-import { renderChat } from './chat-template.js';
+import { renderChat, splitChatOptions } from './chat-template.js';
 
 const isNode = typeof process === 'object' && process.versions?.node != null && typeof self === 'undefined';
 // Set at the end of this file. No top-level await here: bundlers build
@@ -42,12 +42,15 @@ const ops = {
     const template = info.chatTemplate;
     if (!template) throw new WasmLMError('UNSUPPORTED', 'the model has no chat template (tokenizer.chat_template)');
     const tok = s.tokenizer;
-    const bosToken = tok.bos >= 0 ? tok.decode([tok.bos], { renderSpecial: true }) : '';
-    const eosToken = tok.eos >= 0 ? tok.decode([tok.eos], { renderSpecial: true }) : '';
-    const prompt = await renderChat(template, messages, { bosToken, eosToken });
+    const text = (id) => (Number.isInteger(id) && id >= 0 && id < tok.nVocab ? tok.decode([id], { renderSpecial: true }) : '');
+    const bosToken = text(tok.bos);
+    const eosToken = text(tok.eos);
+    const specialTokens = { unk_token: text(info.tokenizer?.unk), pad_token: text(info.tokenizer?.pad) };
+    const { kwargs, generateOptions } = splitChatOptions(options);
+    const prompt = await renderChat(template, messages, { bosToken, eosToken, specialTokens, kwargs });
     // The template writes BOS itself when the model wants one.
     const addBos = bosToken !== '' && !prompt.startsWith(bosToken) ? undefined : false;
-    return stream(generate(s, prompt, { ...options, addBos, parseSpecial: true, signal: request.signal }), request);
+    return stream(generate(s, prompt, { ...generateOptions, addBos, parseSpecial: true, signal: request.signal }), request);
   },
   reset() {
     requireSession().reset();

@@ -5,18 +5,18 @@
 // Greedy, never picking ids below BANNED_BELOW (unk, BOS, EOS and the 256
 // byte tokens of the LLaMA vocabulary): every engine makes exactly the same
 // number of steps, and the text stays valid UTF-8 (wllama's server fails on
-// a half character). `banned` adds ids (RWKV World's EOT, which would end
-// node-llama-cpp's generation).
+// a half character). `banned` adds ids (end-of-generation tokens: RWKV
+// World's EOT, Qwen's added tokens, which would end node-llama-cpp's generation).
 export const BANNED_BELOW = 259;
 
 /** Greedy pick: the session's sampler at temperature 0; the argmax of the allowed ids if it picked a banned one. */
 function pickGreedy(session, banned) {
   const id = session.sample({ temperature: 0 });
-  if (id >= BANNED_BELOW && !banned.includes(id)) return id;
+  if (id >= BANNED_BELOW && !banned.has(id)) return id;
   const logits = session.logits();
   let best = -1;
   for (let i = BANNED_BELOW; i < logits.length; i++) {
-    if ((best < 0 || logits[i] > logits[best]) && !banned.includes(i)) best = i;
+    if ((best < 0 || logits[i] > logits[best]) && !banned.has(i)) best = i;
   }
   return best;
 }
@@ -26,7 +26,8 @@ function pickGreedy(session, banned) {
  * @param {unknown} input path or URL of the model
  * @param {{threads: number, prompt: number[], nGen: number, contextLength?: number, banned?: number[]}} options
  */
-export async function benchOurs(openModel, input, { threads, prompt, nGen, contextLength = 512, banned = [] }) {
+export async function benchOurs(openModel, input, { threads, prompt, nGen, contextLength = 512, banned: bannedIds = [] }) {
+  const banned = new Set(bannedIds);
   const t0 = performance.now();
   const session = await openModel(input, { threads, contextLength });
   const loadMs = performance.now() - t0;

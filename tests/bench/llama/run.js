@@ -1,22 +1,26 @@
 #!/usr/bin/env node
-// wasmlm vs wllama vs native llama.cpp on LLaMA-shaped GGUF files of realistic
-// size (gen-model.js). Prints a Markdown table: prompt and decode tokens/s per
+// wasmlm vs wllama vs native llama.cpp on GGUF files of realistic shapes
+// (random weights). Prints a Markdown table: prompt and decode tokens/s per
 // engine, and the ratios ours/wllama and ours/native. Run through run.sh
 // (installs the anchors on first use):
 //
 //   bash tests/bench/llama/run.sh [--archs llama] [--sizes S,M] [--types Q8_0,Q4_0,Q4_K] [--threads 1,2]
 //        [--engines ours-chromium,ours-node,wllama,native] [--wllama-builds default,compat]
 //        [--prompt 128] [--gen 64] [--models DIR] [--json OUT.json]
+//   bash tests/bench/llama/run.sh --archs qwen3,gemma3              # Qwen3-0.6B and Gemma-3-1B shapes
 //   bash tests/bench/llama/run.sh --archs rwkv6,rwkv7 --types F16,Q8_0,Q5_1   # the RWKV rows
 //
-// --archs: llama (gen-model.js, --sizes S,M) and/or rwkv6, rwkv7 (gen-rwkv-model.js:
-// the 0.1B World shape only, F16/Q8_0/Q5_1; wllama is not run on them). --types
-// defaults to each architecture's list; given, each architecture takes the ones it has.
+// --archs: llama (gen-model.js, --sizes S,M), qwen3 and gemma3 (gen-decoder-model.js:
+// Qwen3-0.6B's and Gemma-3-1B's shapes and real vocabularies, Q8_0/Q4_0/Q4_K)
+// and/or rwkv6, rwkv7 (gen-rwkv-model.js: the 0.1B World shape only,
+// F16/Q8_0/Q5_1; wllama is not run on them). --types defaults to each
+// architecture's list; given, each architecture takes the ones it has.
 //
-// Timing, the same for every engine: "prompt" = evaluating the prompt (BOS +
-// an English text, `--prompt` tokens, in one call) and picking the first
-// token; "decode" = `--gen` steps of (evaluate the last token + pick the next), greedy, with
-// unk/BOS/EOS and the byte tokens forbidden (bench-ours.js says why).
+// Timing, the same for every engine: "prompt" = evaluating the prompt (BOS
+// where the vocabulary adds one + an English text, `--prompt` tokens, in one
+// call) and picking the first token; "decode" = `--gen` steps of (evaluate the
+// last token + pick the next), greedy, with the ids below 259 (LLaMA's unk/BOS/EOS and byte tokens)
+// and the end-of-generation tokens forbidden (bench-ours.js says why).
 // Each run is preceded by a short warm-up (8 prompt tokens + 4 steps) on the
 // same loaded model. wllama's figures are llama.cpp's own timings from inside
 // its wasm (prompt_ms, and predicted_ms over predicted_n - 1 steps).
@@ -30,6 +34,7 @@ import { chromium } from 'playwright-core';
 import { startServer } from '../../../scripts/serve.js';
 import { BANNED_BELOW } from './bench-ours.js';
 import { ensureModel, SIZES, TYPES } from './gen-model.js';
+import { ensureDecoderModel } from './gen-decoder-model.js';
 import { ensureRwkvModel, RWKV_ARCHS, RWKV_EOT, RWKV_TYPES } from './gen-rwkv-model.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../js/helpers/chromium.js';
 
@@ -38,9 +43,19 @@ const REPO = path.resolve(HERE, '../../..');
 const TESTDATA = process.env.WASMLM_TESTDATA ?? path.resolve(REPO, '..', 'shared', 'testdata');
 const ENGINES = ['native', 'ours-node', 'ours-chromium', 'wllama'];
 const WLLAMA_BUILDS = ['default', 'compat'];
-const TARGETS = { decodeVsNative: 0.5, promptVsNative: 0.25, vsWllama: 3 };
-const ARCHS = ['llama', ...RWKV_ARCHS];
-const ARCH_TYPES = { llama: TYPES, rwkv6: RWKV_TYPES, rwkv7: RWKV_TYPES };
+// Per architecture: the LLaMA and RWKV rows' targets, and the other decoders' (issue 15).
+const LLAMA_TARGETS = { decodeVsNative: 0.5, promptVsNative: 0.25, vsWllama: 3 };
+const DECODER_TARGETS = { decodeVsNative: 0.7, promptVsNative: 0.3, vsWllama: 3 };
+const TARGETS = { llama: LLAMA_TARGETS, qwen3: DECODER_TARGETS, gemma3: DECODER_TARGETS, rwkv6: LLAMA_TARGETS, rwkv7: LLAMA_TARGETS };
+// The other decoders' models: one shape each, and the ids that end a
+// generation in their vocabularies beyond the first 259 (Qwen: every added
+// token, 151643 on, and the padding after them; Gemma's are all below 259).
+const DECODERS = {
+  qwen3: { model: 'Qwen3-0.6B', banned: Array.from({ length: 151936 - 151643 }, (_, i) => 151643 + i) },
+  gemma3: { model: 'Gemma-3-1B', banned: [] },
+};
+const ARCHS = ['llama', ...Object.keys(DECODERS), ...RWKV_ARCHS];
+const ARCH_TYPES = { llama: TYPES, qwen3: TYPES, gemma3: TYPES, rwkv6: RWKV_TYPES, rwkv7: RWKV_TYPES };
 
 const log = (message) => process.stderr.write(`[bench] ${message}\n`);
 const list = (value) => value.split(',').map((s) => s.trim()).filter(Boolean);
@@ -195,15 +210,15 @@ class Browser {
     }
   }
 
-  async wllama(file, build, { threads, prompt, promptText, nGen }) {
+  async wllama(file, build, { threads, prompt, promptText, nGen, banned: bannedIds = [] }) {
     const page = await this.page();
     try {
-      return await page.evaluate(async ({ url, build, threads, nPrompt, promptText, nGen, bannedBelow }) => {
+      return await page.evaluate(async ({ url, build, threads, nPrompt, promptText, nGen, bannedBelow, bannedIds }) => {
         const base = '/tests/bench/llama/node_modules/@wllama';
         // wllama picks its compat (wasm32, Asyncify) build where JSPI is missing
         if (build === 'compat') Object.defineProperty(WebAssembly, 'Suspending', { value: undefined, configurable: true });
         const { Wllama } = await import(`${base}/wllama/esm/index.js`);
-        const banned = Object.fromEntries(Array.from({ length: bannedBelow }, (_, id) => [String(id), -1e4]));
+        const banned = Object.fromEntries([...Array.from({ length: bannedBelow }, (_, id) => id), ...bannedIds].map((id) => [String(id), -1e4]));
         const quiet = { debug() {}, log() {}, info() {}, warn() {}, error: console.error };
         const wllama = new Wllama({ default: `${base}/wllama/esm/wasm/wllama.wasm` }, { suppressNativeLog: true, logger: quiet });
         wllama.setCompat(build === 'compat' ? { wasm: `${base}/wllama-compat/wasm/wllama.wasm`, worker: `${base}/wllama-compat/wasm/wllama.js` } : null);
@@ -234,7 +249,7 @@ class Browser {
         } finally {
           await wllama.exit().catch(() => {});
         }
-      }, { url: `/testdata/${path.basename(file)}`, build, threads, nPrompt: prompt.length, promptText, nGen, bannedBelow: BANNED_BELOW });
+      }, { url: `/testdata/${path.basename(file)}`, build, threads, nPrompt: prompt.length, promptText, nGen, bannedBelow: BANNED_BELOW, bannedIds });
     } finally {
       await page.close();
     }
@@ -317,7 +332,10 @@ function report(rows, opts) {
     line('llama.cpp native', native, false, row.threads > 1 ? "node-llama-cpp's 2-thread decode is unreliable on this VM (compare with its 1-thread row)" : '');
   }
   out.push('');
-  out.push(`Targets (wasmlm in Chromium): decode ≥ ${TARGETS.decodeVsNative * 100}% of native and ≥ ${TARGETS.vsWllama}× wllama; prompt ≥ ${TARGETS.promptVsNative * 100}% of native and ≥ ${TARGETS.vsWllama}× wllama.`);
+  for (const arch of [...new Set(rows.map((r) => r.arch))]) {
+    const t = TARGETS[arch];
+    out.push(`Targets for ${arch} (wasmlm in Chromium): decode ≥ ${t.decodeVsNative * 100}% of native and ≥ ${t.vsWllama}× wllama; prompt ≥ ${t.promptVsNative * 100}% of native and ≥ ${t.vsWllama}× wllama.`);
+  }
   out.push('');
   out.push('| model | type | thr | decode vs native | decode vs wllama | prompt vs native | prompt vs wllama | decode vs native 1-thread |');
   out.push('|---|---|---|---|---|---|---|---|');
@@ -326,9 +344,10 @@ function report(rows, opts) {
     const ours = row['ours-chromium'];
     if (!ours || ours.error) continue;
     const [p, d] = [tps(ours, 'prompt'), tps(ours, 'decode')];
+    const t = TARGETS[row.arch];
     // node-llama-cpp's 2-thread decode is unreliable here: also compare with its 1-thread figure
     const native1 = rows.find((r) => r.model === row.model && r.type === row.type && r.threads === 1)?.native;
-    out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${mark(ratio(d, tps(row.native, 'decode')), TARGETS.decodeVsNative)} | ${mark(ratio(d, tps(row.wllama, 'decode')), TARGETS.vsWllama)} | ${mark(ratio(p, tps(row.native, 'prompt')), TARGETS.promptVsNative)} | ${mark(ratio(p, tps(row.wllama, 'prompt')), TARGETS.vsWllama)} | ${row.threads > 1 ? mark(ratio(d, tps(native1, 'decode')), TARGETS.decodeVsNative) : ''} |`);
+    out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${mark(ratio(d, tps(row.native, 'decode')), t.decodeVsNative)} | ${mark(ratio(d, tps(row.wllama, 'decode')), t.vsWllama)} | ${mark(ratio(p, tps(row.native, 'prompt')), t.promptVsNative)} | ${mark(ratio(p, tps(row.wllama, 'prompt')), t.vsWllama)} | ${row.threads > 1 ? mark(ratio(d, tps(native1, 'decode')), t.decodeVsNative) : ''} |`);
   }
   out.push('');
   out.push('Same tokens as native: leading greedy tokens equal to native llama.cpp\'s (information only: the weights are random, so close logits make greedy paths part early).');
@@ -360,6 +379,9 @@ function modelList(opts) {
       for (const size of opts.sizes) {
         for (const type of types) models.push({ arch, model: size, type, file: ensureModel(size, type, opts.models, TESTDATA, log) });
       }
+    } else if (DECODERS[arch]) {
+      const { model } = DECODERS[arch];
+      for (const type of types) models.push({ arch, model, type, file: ensureDecoderModel(model, type, opts.models, log) });
     } else {
       for (const type of types) models.push({ arch, model: `${arch} S`, type, file: ensureRwkvModel(arch, type, opts.models, TESTDATA, log) });
     }
@@ -373,24 +395,27 @@ async function main() {
   const web = await snapshot();
   childEnv = { WASMLM_BENCH_INDEX: web.index };
   const { openTokenizer, releaseWasmModules } = await import(web.index);
-  // one vocabulary per family (LLaMA-2's; RWKV World's, whose prompts have no BOS)
+  // one vocabulary per family (LLaMA-2's; Qwen's and Gemma's, each adding BOS
+  // or not as its file says; RWKV World's, whose prompts have no BOS)
   const vocabs = {};
+  const runsWllama = (arch) => arch === 'llama' || DECODERS[arch] !== undefined;
   for (const m of models) {
-    const family = m.arch === 'llama' ? 'llama' : 'rwkv';
+    const family = m.arch.startsWith('rwkv') ? 'rwkv' : m.arch;
     if (!vocabs[family]) {
       const tokenizer = await openTokenizer(m.file);
-      vocabs[family] = { tokenizer, ...(await makePrompt(tokenizer, opts.nPrompt, family === 'llama')) };
+      const addBos = family === 'llama' ? true : family === 'rwkv' ? false : undefined;
+      vocabs[family] = { tokenizer, ...(await makePrompt(tokenizer, opts.nPrompt, addBos)) };
     }
     m.vocab = vocabs[family];
   }
-  const needsBrowser = opts.engines.includes('ours-chromium') || (opts.engines.includes('wllama') && opts.archs.includes('llama'));
+  const needsBrowser = opts.engines.includes('ours-chromium') || (opts.engines.includes('wllama') && opts.archs.some(runsWllama));
   if (needsBrowser && !fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing (apt-get install chromium)`);
   const browser = needsBrowser ? await Browser.start(web.dir, opts.models) : null;
   const rows = [];
   try {
     for (const { arch, model, type, file, vocab } of models) {
       const { ids: prompt, text: promptText } = vocab;
-      const banned = arch === 'llama' ? [] : [RWKV_EOT];
+      const banned = arch === 'llama' ? [] : DECODERS[arch] ? DECODERS[arch].banned : [RWKV_EOT];
       for (const threads of opts.threads) {
         const row = { arch, model, type, threads, file: path.basename(file), vocab };
         rows.push(row);
@@ -407,10 +432,10 @@ async function main() {
         if (opts.engines.includes('ours-chromium')) {
           row['ours-chromium'] = await step('ours-chromium', () => browser.ours(file, { threads, prompt, nGen: opts.nGen, banned }));
         }
-        if (opts.engines.includes('wllama') && arch === 'llama') {
+        if (opts.engines.includes('wllama') && runsWllama(arch)) {
           const runs = [];
           for (const build of opts.wllamaBuilds) {
-            runs.push(await step(`wllama ${build}`, () => browser.wllama(file, build, { threads, prompt, promptText, nGen: opts.nGen })));
+            runs.push(await step(`wllama ${build}`, () => browser.wllama(file, build, { threads, prompt, promptText, nGen: opts.nGen, banned })));
           }
           row.wllamaRuns = runs;
           row.wllama = bestWllama(runs);

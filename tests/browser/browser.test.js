@@ -186,6 +186,30 @@ describeWithChromium('in Chromium', () => {
     expect(await generateOnDemo('in', 24)).toBe(`in${expected.text}`);
   }, TIMEOUT);
 
+  test('the demo page chats with a Qwen3 file through its chat template', async () => {
+    const { ensureChatModel } = await import('../models/decoder-models.js');
+    const { TESTDATA } = await import('../js/helpers/testdata.js');
+    const { renderChat } = await import('../../web/src/worker/chat-template.js');
+    const { openModel, releaseWasmModules } = await import('../../web/src/index.js');
+    const file = ensureChatModel('qwen3-chat', TESTDATA);
+    // The prompt the template makes of the conversation, and the greedy reply, in Node.
+    const model = await openModel(file, { contextLength: 256 });
+    const template = model.describe().metadata['tokenizer.chat_template'];
+    const rendered = await renderChat(template, [{ role: 'user', content: 'Hello there!' }], { eosToken: '<|im_end|>' });
+    const expected = await model.complete(rendered, { temperature: 0, maxTokens: 8, parseSpecial: true });
+    model.dispose();
+    await releaseWasmModules();
+    expect(rendered).toBe('<|im_start|>user\nHello there!<|im_end|>\n<|im_start|>assistant\n');
+    await page.goto(`${isolated.url}/web/pages/demo.html`);
+    await page.setInputFiles('#file', file);
+    await page.waitForFunction(() => document.querySelector('#status').textContent === 'Ready.', null, { timeout: TIMEOUT });
+    expect(await page.textContent('#model-info')).toMatch(/qwen3/);
+    expect(await page.isDisabled('#chat-mode')).toBe(false);
+    await page.check('#chat-mode');
+    expect(await generateOnDemo('Hello there!', 8)).toBe(`\n> Hello there!\n${expected.text}`);
+    expect(await page.textContent('#speed')).toMatch(new RegExp(`^${expected.promptTokens} prompt tokens .* 8 generated`));
+  }, TIMEOUT);
+
   test('a URL on a server without Range support is streamed instead', async () => {
     await page.goto(`${noRange.url}/tests/browser/fixtures/blank.html`);
     const report = await probe(page, { threads: 1, url: `/testdata/${RWKV_5V2_FP32}` });

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bytes, f16, GT, readTokenizerPairs, seedOf, sizeTensors, writeGguf } from './gguf-write.js';
+import { vocabGgufEntries } from './vocab-gguf.js';
 
 export const VOCAB_FILE = 'llama/stories260K/stories260K.gguf';
 export const TYPES = ['F32', 'Q8_0'];
@@ -63,6 +64,53 @@ export const DECODER_MODELS = {
   granite: { arch: 'granite', embd: 128, layers: 2, heads: 4, kvHeads: 2, headDim: 32, ff: 256, tied: true,
     keys: { embedding_scale: 12, residual_scale: 0.22, logit_scale: 8, 'attention.scale': 1 / 32 } },
 };
+
+// Chat test models: tiny random weights with a family's real vocabulary and
+// chat template (from the npm tokenizer packages through vocab-gguf.js, or a
+// vocab-only GGUF of the test data), for the chat API and the demo. Q8_0.
+export const CHAT_MODELS = {
+  'qwen3-chat': { arch: 'qwen3', vocab: 'qwen3', embd: 64, layers: 2, heads: 2, kvHeads: 1, headDim: 64, ff: 128, tied: true,
+    keys: { 'rope.freq_base': 1e6, 'attention.layer_norm_rms_epsilon': 1e-6 } },
+  'gemma2-chat': { arch: 'gemma2', vocab: 'gemma2', embd: 64, layers: 2, heads: 2, kvHeads: 1, headDim: 64, ff: 128, tied: true,
+    keys: { 'attention.sliding_window': 8, 'attention.layer_norm_rms_epsilon': 1e-6 } },
+  'gemma3-chat': { arch: 'gemma3', vocab: 'gemma3', embd: 64, layers: 2, heads: 2, kvHeads: 1, headDim: 64, ff: 128, tied: true,
+    keys: { 'attention.sliding_window': 8, 'rope.freq_base': 1e6, 'attention.layer_norm_rms_epsilon': 1e-6 } },
+  'phi3-chat': { arch: 'phi3', vocab: 'tokenizers/llamacpp-vocab/ggml-vocab-phi-3.gguf', embd: 64, layers: 2, heads: 2, kvHeads: 2,
+    headDim: 32, ff: 128, tied: false, keys: { 'rope.scaling.original_context_length': 4096 } },
+};
+
+/**
+ * The tokenizer.* pairs (raw GGUF bytes) of a vocabulary, and its size:
+ * `vocab` a vocab-gguf.js source (qwen3, gemma3, ...) or a GGUF file of the
+ * test data (its path there).
+ */
+export function vocabularyPairs(vocab, testdata) {
+  if (vocab.endsWith('.gguf')) {
+    const pairs = readTokenizerPairs(path.join(testdata, vocab), 'tokenizer.');  // the chat template too
+    // tokenizer.ggml.tokens: u64 key length, key, u32 type (array), u32 element type, u64 count
+    const tokens = pairs.find((p) => p.toString('utf8', 8, 8 + Number(p.readBigUInt64LE(0))) === 'tokenizer.ggml.tokens');
+    return { pairs, nVocab: Number(tokens.readBigUInt64LE(8 + Number(tokens.readBigUInt64LE(0)) + 8)) };
+  }
+  const entries = vocabGgufEntries(vocab).filter(([key]) => key.startsWith('tokenizer.'));
+  const pairs = entries.map(([key, value]) => {
+    const b = new Bytes();
+    b.entry(key, value);
+    return b.concat();
+  });
+  return { pairs, nVocab: entries.find(([key]) => key === 'tokenizer.ggml.tokens')[1].value.length };
+}
+
+/** The chat model file in `dir`, generated if missing. */
+export function ensureChatModel(name, testdata, dir = DEFAULT_DIR) {
+  const spec = CHAT_MODELS[name];
+  if (!spec) throw new Error(`unknown chat model ${name} (one of ${Object.keys(CHAT_MODELS).join(', ')})`);
+  const file = path.join(dir, `${name}-Q8_0.gguf`);
+  if (fs.existsSync(file)) return file;
+  const { pairs, nVocab } = vocabularyPairs(spec.vocab, testdata);
+  const { head, nKv } = metadata(spec, { fileType: 7, label: `chat test model (${spec.vocab})`, tokenizerPairs: pairs });
+  writeGguf(file, head, nKv, sizeTensors(tensorPlan(spec, { matrix: uniformMatrix('Q8_0'), vocab: nVocab })));
+  return file;
+}
 
 export function modelFileName(name, type) {
   return `${name}-${type}.gguf`;

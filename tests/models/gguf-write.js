@@ -279,8 +279,8 @@ export function writeGguf(out, head, nKv, plan) {
   return { file: out, params, bytes: fs.statSync(out).size };
 }
 
-/** The raw bytes (key, type, value) of every tokenizer.ggml.* pair of a GGUF v3 file. */
-export function readTokenizerPairs(file) {
+/** The raw bytes (key, type, value) of every pair of a GGUF v3 file whose key starts with `prefix`. */
+export function readTokenizerPairs(file, prefix = 'tokenizer.ggml.') {
   const buf = fs.readFileSync(file);
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   if (buf.toString('latin1', 0, 4) !== 'GGUF' || dv.getUint32(4, true) !== 3) throw new Error(`${file}: not GGUF v3`);
@@ -311,7 +311,7 @@ export function readTokenizerPairs(file) {
     const type = dv.getUint32(at, true);
     at += 4;
     skipValue(type);
-    if (key.startsWith('tokenizer.ggml.')) pairs.push(buf.subarray(start, at));
+    if (key.startsWith(prefix)) pairs.push(buf.subarray(start, at));
   }
   return pairs;
 }

@@ -11,15 +11,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { metadata, tensorPlan } from '../../models/decoder-models.js';
-import { Bytes, GGML, quantizedMatrix, seedOf, sizeTensors, writeGguf } from '../../models/gguf-write.js';
-import { vocabGgufEntries } from '../../models/vocab-gguf.js';
+import { metadata, tensorPlan, vocabularyPairs } from '../../models/decoder-models.js';
+import { GGML, quantizedMatrix, seedOf, sizeTensors, writeGguf } from '../../models/gguf-write.js';
 
 // ff, heads, ... as in each model's config.json; vocab: its tokenizer.
 export const DECODER_SIZES = {
-  'Qwen3-0.6B': { arch: 'qwen3', vocab: 'qwen3', nVocab: 151936, embd: 1024, layers: 28, heads: 16, kvHeads: 8, headDim: 128,
+  'Qwen3-0.6B': { arch: 'qwen3', vocab: 'qwen3', embd: 1024, layers: 28, heads: 16, kvHeads: 8, headDim: 128,
     ff: 3072, tied: true, ctxTrain: 40960, keys: { 'rope.freq_base': 1e6, 'attention.layer_norm_rms_epsilon': 1e-6 } },
-  'Gemma-3-1B': { arch: 'gemma3', vocab: 'gemma3', nVocab: 262144, embd: 1152, layers: 26, heads: 4, kvHeads: 1, headDim: 256,
+  'Gemma-3-1B': { arch: 'gemma3', vocab: 'gemma3', embd: 1152, layers: 26, heads: 4, kvHeads: 1, headDim: 256,
     ff: 6912, tied: true, ctxTrain: 32768,
     keys: { 'attention.sliding_window': 512, 'rope.freq_base': 1e6, 'attention.layer_norm_rms_epsilon': 1e-6 } },
 };
@@ -31,15 +30,6 @@ export function decoderModelFileName(size, type) {
   return `${size.toLowerCase()}-${type}.gguf`;
 }
 
-/** The model's tokenizer.* pairs, as their raw GGUF bytes. */
-function tokenizerPairs(vocab) {
-  return vocabGgufEntries(vocab).filter(([key]) => key.startsWith('tokenizer.')).map(([key, value]) => {
-    const b = new Bytes();
-    b.entry(key, value);
-    return b.concat();
-  });
-}
-
 export function writeDecoderModel(size, type, out) {
   const spec = DECODER_SIZES[size];
   if (!spec) throw new Error(`unknown size ${size} (one of ${Object.keys(DECODER_SIZES).join(', ')})`);
@@ -48,8 +38,9 @@ export function writeDecoderModel(size, type, out) {
     const t = nIn % GGML[type].block === 0 ? type : FALLBACK[type];
     return { type: t, make: () => quantizedMatrix(t, nIn, nOut, std, seedOf(name)) };
   };
-  const plan = sizeTensors(tensorPlan(spec, { matrix, vocab: spec.nVocab }));
-  const { head, nKv } = metadata(spec, { fileType: GGML[type].ftype, label: `${size} ${type}`, tokenizerPairs: tokenizerPairs(spec.vocab) });
+  const { pairs, nVocab } = vocabularyPairs(spec.vocab);
+  const plan = sizeTensors(tensorPlan(spec, { matrix, vocab: nVocab }));
+  const { head, nKv } = metadata(spec, { fileType: GGML[type].ftype, label: `${size} ${type}`, tokenizerPairs: pairs });
   return writeGguf(out, head, nKv, plan);
 }
 

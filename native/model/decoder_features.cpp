@@ -64,7 +64,7 @@ std::optional<DecoderFeatures> decoder_features(const ModelFile& file) {
   const uint64_t per_layer = 2 * h.kv_dim() * 2;  // K and V, F16
   f.kv_bytes_windowed = per_layer * f.windowed_layers;
   f.kv_bytes_full = per_layer * (h.n_layer - f.windowed_layers);
-  f.ring_positions = h.n_swa ? h.n_swa + KvCache::kRingSlack : 0;
+  f.ring_positions = h.n_swa ? static_cast<uint32_t>(KvCache::ring_size(h.n_swa)) : 0;
   return f;
 }
 

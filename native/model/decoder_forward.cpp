@@ -136,7 +136,7 @@ void DecoderContext::position_qk(uint32_t l, int n) {
     rmsnorm_rows(k_.data(), k_.data(), L.k_norm, kv_dim, n, hp_.rms_eps);
   }
   if (P.rope) {
-    const std::vector<float>& cs = P.window_rope ? rope_cs_window_ : rope_cs_;
+    const std::vector<float>& cs = P.windowed ? rope_cs_window_ : rope_cs_;
     auto rope = a.rope == RopeLayout::Neox ? rope_neox_cs : rope_normal_cs;
     for (int t = 0; t < n; ++t) {
       rope(&q_[t * q_dim], static_cast<int>(hp_.n_head), hd, static_cast<int>(hp_.n_rot), &cs[t * uint64_t(hp_.n_rot)]);

@@ -140,7 +140,6 @@ DecoderHParams read_decoder_hparams(const ModelFile& file) {
   const bool rope_on = !a.rope_finetuned_switch || k.flag("rope.scaling.finetuned", true);
   for (uint32_t l = 0; l < h.n_layer; ++l) {
     DecoderLayerParams& L = h.layers[l];
-    L.window_rope = L.windowed;
     L.rope = rope_on && (a.nope_period == 0 || (l + 1) % a.nope_period != 0);
   }
 

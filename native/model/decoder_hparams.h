@@ -19,9 +19,8 @@ struct RopeParams {
 };
 
 struct DecoderLayerParams {
-  bool windowed = false;  // attends to the last n_swa positions only
+  bool windowed = false;  // attends to the last n_swa positions only, and rotates with rope_window
   bool rope = true;       // rotates q and k (SmolLM3's NoPE layers do not)
-  bool window_rope = false;  // rotates with rope_window, not rope_global
 };
 
 struct DecoderHParams {

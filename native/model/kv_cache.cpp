@@ -12,7 +12,7 @@ KvCache::KvCache(const DecoderHParams& h, uint32_t n_ctx, KvCacheType type)
   uint64_t k_size = 0, v_size = 0;
   for (const DecoderLayerParams& lp : h.layers) {
     Layer L;
-    L.capacity = lp.windowed ? static_cast<uint32_t>(std::min<uint64_t>(n_ctx, uint64_t(h.n_swa) + kRingSlack)) : n_ctx;
+    L.capacity = lp.windowed ? window_capacity(h.n_swa, n_ctx) : n_ctx;
     L.k_stride = (uint64_t(L.capacity) + 3) / 4 * 4;
     L.k_at = k_size;
     L.v_at = v_size;

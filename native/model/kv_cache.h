@@ -11,6 +11,7 @@
 // of several positions at once in SIMD lanes; V as (slot, head * dim).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -29,6 +30,13 @@ class KvCache {
   static constexpr uint64_t kPad = 16;
 
   KvCache(const DecoderHParams& h, uint32_t n_ctx, KvCacheType type);
+
+  // The ring a windowed layer keeps, and what it keeps in a context of n_ctx
+  // (every position when the ring would be no shorter).
+  static uint64_t ring_size(uint32_t n_swa) { return uint64_t(n_swa) + kRingSlack; }
+  static uint32_t window_capacity(uint32_t n_swa, uint32_t n_ctx) {
+    return static_cast<uint32_t>(std::min<uint64_t>(n_ctx, ring_size(n_swa)));
+  }
 
   KvCacheType type() const { return type_; }
   uint32_t capacity(uint32_t layer) const { return layers_[layer].capacity; }

@@ -713,7 +713,7 @@ class ModelBinding : public ParserFeed {
       else if (!stop.isUndefined() && !stop.isNull())
         for (size_t i = 0, n = stop["length"].as<size_t>(); i < n; ++i) params.stop_strings.push_back(stop[i].as<std::string>());
       if (options["maxTokens"].isNumber()) params.max_tokens = options["maxTokens"].as<int32_t>();
-      if (!options["ignoreEos"].as<bool>()) params.stop_tokens = end_of_generation_tokens(*tokenizer_);
+      if (!options["ignoreEos"].as<bool>()) params.stop_tokens = tokenizer_->end_of_generation();
       text_ = std::make_unique<GenerationText>(*tokenizer_, std::move(params));
     });
   }

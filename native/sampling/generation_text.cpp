@@ -4,8 +4,6 @@
 
 namespace wasmlm {
 
-std::vector<int32_t> end_of_generation_tokens(const Tokenizer& tokenizer) { return tokenizer.end_of_generation(); }
-
 GenerationText::GenerationText(const Tokenizer& tokenizer, StopParams params)
     : detok_(tokenizer), stop_(std::move(params)) {}
 

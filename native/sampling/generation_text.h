@@ -12,11 +12,6 @@
 
 namespace wasmlm {
 
-// The vocabulary's end-of-generation tokens: EOS and the end-of-turn tokens
-// chat models emit (<|eot_id|>, <|im_end|>, <end_of_turn>, <|end|>, ...),
-// the ones llama.cpp stops on (Tokenizer::end_of_generation).
-std::vector<int32_t> end_of_generation_tokens(const Tokenizer& tokenizer);
-
 class GenerationText {
  public:
   // The tokenizer must outlive this object.

@@ -1,5 +1,6 @@
 #include "tokenizer/hf_tokenizer_json_reader.h"
 
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -159,6 +160,16 @@ bool looks_special(const std::string& t) {
   return t.size() >= 4 && t.compare(0, 2, "<|") == 0 && t.compare(t.size() - 2, 2, "|>") == 0;
 }
 
+// The id of the first of `names` the vocabulary has (a control token, if
+// control_only: Gemma's "</s>" is HTML), or -1.
+int32_t find_token(const VocabMetadata& v, std::initializer_list<std::string_view> names, bool control_only = false) {
+  for (std::string_view name : names)
+    for (size_t i = 0; i < v.tokens.size(); ++i)
+      if (v.tokens[i] == name && (!control_only || v.types[i] == static_cast<int32_t>(TokenType::Control)))
+        return static_cast<int32_t>(i);
+  return -1;
+}
+
 // The id of the first special token of a TemplateProcessing's "single"
 // template (directly or in a Sequence), if it starts with one: BOS is added.
 std::optional<int32_t> template_bos(const Json& post, const VocabMetadata& v) {
@@ -172,27 +183,12 @@ std::optional<int32_t> template_bos(const Json& post, const VocabMetadata& v) {
     if (type_of(*p) != "TemplateProcessing") continue;
     const Json& single = p->at("single");
     if (!single.is_array() || single.empty() || !single[0].contains("SpecialToken")) continue;
-    const std::string name = single[0]["SpecialToken"].at("id").get<std::string>();
-    for (size_t i = 0; i < v.tokens.size(); ++i)
-      if (v.tokens[i] == name) return static_cast<int32_t>(i);
+    const int32_t id = find_token(v, {single[0]["SpecialToken"].at("id").get<std::string>()});
+    if (id >= 0) return id;
   }
   return std::nullopt;
 }
 
-int32_t find_any(const VocabMetadata& v, std::initializer_list<const char*> names) {
-  for (const char* name : names)
-    for (size_t i = 0; i < v.tokens.size(); ++i)
-      if (v.tokens[i] == name) return static_cast<int32_t>(i);
-  return -1;
-}
-
-// The first of `names` that is a control token (Gemma's "</s>" is HTML).
-int32_t find_special(const VocabMetadata& v, std::initializer_list<const char*> names) {
-  for (const char* name : names)
-    for (size_t i = 0; i < v.tokens.size(); ++i)
-      if (v.tokens[i] == name && v.types[i] == static_cast<int32_t>(TokenType::Control)) return static_cast<int32_t>(i);
-  return -1;
-}
 
 // The vocabulary and the added tokens (special -> control, others
 // user-defined), ids checked.
@@ -245,7 +241,7 @@ void convert_sentencepiece_bpe(const Json& j, const Json& model, VocabMetadata* 
       v->types[i] = static_cast<int32_t>(TokenType::Byte);
   }
   const Json unk = model.value("unk_token", Json());
-  if (unk.is_string()) v->unk = find_any(*v, {unk.get<std::string>().c_str()});
+  if (unk.is_string()) v->unk = find_token(*v, {unk.get<std::string>()});
 }
 
 VocabMetadata convert(const Json& j) {
@@ -262,8 +258,8 @@ VocabMetadata convert(const Json& j) {
 
   const std::optional<int32_t> bos = template_bos(j.value("post_processor", Json()), v);
   v.add_bos = bos.has_value();
-  v.bos = bos ? *bos : find_special(v, {"<|begin_of_text|>", "<bos>", "<s>", "<|endoftext|>"});
-  v.eos = find_special(v, {"<|end_of_text|>", "<eos>", "</s>", "<|endoftext|>"});
+  v.bos = bos ? *bos : find_token(v, {"<|begin_of_text|>", "<bos>", "<s>", "<|endoftext|>"}, true);
+  v.eos = find_token(v, {"<|end_of_text|>", "<eos>", "</s>", "<|endoftext|>"}, true);
   return v;
 }
 

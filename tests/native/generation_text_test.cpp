@@ -50,17 +50,17 @@ TEST(GenerationText, StopsAtAStopStringSplitOverTokensAndNeverShowsIt) {
 TEST(GenerationText, EndOfGenerationTokensOfTheVocabularyStopWithoutText) {
   WASMLM_REQUIRE_TESTDATA();
   const Tokenizer spm = vocab("llama/stories260K/stories260K.gguf");
-  EXPECT_EQ(end_of_generation_tokens(spm), std::vector<int32_t>{spm.eos()});
+  EXPECT_EQ(spm.end_of_generation(), std::vector<int32_t>{spm.eos()});
   // Phi-3's chat turns end with <|end|>: a stop token besides EOS.
   const Tokenizer phi3 = vocab("tokenizers/llamacpp-vocab/ggml-vocab-phi-3.gguf");
-  const std::vector<int32_t> eog = end_of_generation_tokens(phi3);
+  const std::vector<int32_t> eog = phi3.end_of_generation();
   EXPECT_NE(std::find(eog.begin(), eog.end(), phi3.find_token("<|end|>")), eog.end());
   EXPECT_EQ(eog.front(), phi3.eos());
   std::vector<int32_t> ids = spm.encode("Hello");
   ids.push_back(spm.eos());
   ids.push_back(spm.encode("world").front());
   StopParams params;
-  params.stop_tokens = end_of_generation_tokens(spm);
+  params.stop_tokens = spm.end_of_generation();
   auto [shown, reason] = stream(spm, ids, params);
   EXPECT_EQ(reason, StopReason::StopToken);
   EXPECT_EQ(shown, "Hello");

@@ -16,7 +16,6 @@
 
 #include "format/incremental_parser.h"
 #include "generated_vocab.h"
-#include "sampling/generation_text.h"
 #include "testdata.h"
 #include "tokenizer/tokenizer.h"
 
@@ -121,7 +120,7 @@ TEST(TokenizerLlamaCpp, MultilingualTextsAndEndOfGenerationMatchRecordedIds) {
       }
     }
     std::cout << "[ vectors  ] " << name << ": " << pass << " / " << total << " texts match llama.cpp\n";
-    const std::vector<int32_t> eog = wasmlm::end_of_generation_tokens(tok);
+    const std::vector<int32_t> eog = tok.end_of_generation();
     EXPECT_EQ(std::set<int32_t>(eog.begin(), eog.end()), ref["eog"].get<std::set<int32_t>>()) << name;
     EXPECT_EQ(eog.size(), ref["eog"].size()) << name;
     EXPECT_EQ(eog.front(), tok.eos()) << name;
@@ -139,7 +138,7 @@ TEST(TokenizerLlamaCpp, EachFamilyStopsOnItsEndOfTurnToken) {
     const Tokenizer tok = load_gguf(path);
     const int32_t id = tok.find_token(end);
     ASSERT_NE(id, wasmlm::kNoToken) << name << " " << end;
-    const std::vector<int32_t> eog = wasmlm::end_of_generation_tokens(tok);
+    const std::vector<int32_t> eog = tok.end_of_generation();
     EXPECT_NE(std::find(eog.begin(), eog.end(), id), eog.end()) << name << " " << end;
     EXPECT_EQ(tok.token_type(id), wasmlm::TokenType::Control) << name << " " << end;
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs whatever is missing for building and testing, and nothing else:
-# Debian packages (toolchains, Chromium, torch for fixtures) and npm packages.
+# Debian packages (toolchains, libFuzzer, Chromium, torch for fixtures) and npm packages.
 # Fast when everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +13,8 @@ need_pkg() { # need_pkg PACKAGE CHECK-COMMAND...
 need_pkg cmake command -v cmake
 need_pkg ninja-build command -v ninja
 need_pkg g++ command -v g++
+need_pkg clang command -v clang++
+need_pkg libclang-rt-14-dev compgen -G '/usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.fuzzer-x86_64.a'
 need_pkg libgtest-dev test -f /usr/include/gtest/gtest.h
 need_pkg nlohmann-json3-dev test -f /usr/include/nlohmann/json.hpp
 need_pkg emscripten command -v em++

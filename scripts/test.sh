@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test: native GoogleTest (plain and ASan+UBSan builds) through
-# ctest, the wasm kernel suite under Node, then Jest (the JS package, CLI, and headless Chromium tests).
+# Runs every test: native GoogleTest and the fuzz targets' committed findings
+# (plain and ASan+UBSan builds) through ctest, every fuzz target for a bounded
+# time, the wasm kernel suite under Node, then Jest (the JS package, CLI, and
+# headless Chromium tests).
 # Ends with one summary line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +36,16 @@ else
   cat "$log/build-asan.log"; echo "=== build-asan FAILED"; status=1
 fi
 
+# Every parser of outside bytes under libFuzzer with ASan+UBSan, each for a
+# bounded time (scripts/fuzz.sh); any finding fails. Needs clang's libFuzzer.
+if command -v clang++ >/dev/null && compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a' >/dev/null; then
+  run fuzz bash scripts/fuzz.sh all "${WASMLM_FUZZ_SECONDS:-20}"
+elif [[ ${CI:-} == true ]]; then
+  echo "=== fuzz FAILED: clang's libFuzzer is missing (scripts/setup.sh installs it)"; status=1
+else
+  echo "=== fuzz skipped: clang's libFuzzer is missing (scripts/setup.sh installs it)"
+fi
+
 # Kernels in wasm under Node: SIMD-128 against the scalar reference.
 run ctest-wasm ctest --test-dir build-wasm --output-on-failure
 
@@ -48,6 +60,10 @@ for f in "$log"/ctest-*.log; do
     failed=$((failed + BASH_REMATCH[1])); passed=$((passed + BASH_REMATCH[2] - BASH_REMATCH[1]))
   fi
 done
+if [[ -f $log/fuzz.log ]]; then  # one test per fuzz target
+  passed=$((passed + $(grep -cE '^fuzz_[a-z0-9_]+: passed' "$log/fuzz.log")))
+  failed=$((failed + $(grep -cE '^fuzz_[a-z0-9_]+: FAILED' "$log/fuzz.log")))
+fi
 if [[ -f $log/jest.log ]]; then
   line=$(grep -E "^Tests:" "$log/jest.log" | tail -1)
   [[ $line =~ ([0-9]+)\ failed ]] && failed=$((failed + BASH_REMATCH[1]))

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <cstdlib>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -24,11 +25,12 @@
 #include "format/gguf_split.h"
 #include "format/incremental_parser.h"
 #include "format/pth_checkpoint.h"
-#include "format/range_cache.h"
+#include "format/pth_range_reader.h"
 #include "model/decoder_features.h"
 #include "model/meta_checkpoint.h"
 #include "model/rwkv_model.h"
 #include "model/sequence_model.h"
+#include "model/state_envelope.h"
 #include "sampling/generation_text.h"
 #include "sampling/sampler.h"
 #include "quant/quant_traits.h"
@@ -369,6 +371,7 @@ class ParserFeed {
     return guarded([&] {
       if (n > staging_.size()) fail(ErrorCode::Internal, kNoOffset, "push larger than the staging buffer");
       current().push(staging_.data(), n);
+      pushed();
     });
   }
   val finish() { return guarded([&] { current().finish(); }); }
@@ -379,6 +382,7 @@ class ParserFeed {
   virtual ~ParserFeed() = default;
 
  protected:
+  virtual void pushed() {}  // after each push that went in
   virtual const ModelFile& file() const { return current().file(); }
   // The parser bytes go to (a split model's loader has one per shard).
   virtual IncrementalParser& current() { return parser_; }
@@ -454,8 +458,8 @@ val describe_pth(const PthCheckpoint& c) {
     v.set("stride", stride);
     v.set("storage", st.key);
     v.set("storageOffset", static_cast<double>(t.storage_offset));
-    v.set("offset", static_cast<double>(st.offset + t.storage_offset * pth_dtype_size(t.dtype)));
-    v.set("nbytes", static_cast<double>(t.numel() * pth_dtype_size(t.dtype)));
+    v.set("offset", static_cast<double>(c.data_offset(t)));
+    v.set("nbytes", static_cast<double>(t.nbytes()));
     v.set("contiguous", t.contiguous());
     tensors.call<void>("push", v);
   }
@@ -507,29 +511,26 @@ class DequantizeBinding {
 // front-to-back stream.)
 class PthInspectBinding {
  public:
-  explicit PthInspectBinding(double file_size) : ranges_(static_cast<uint64_t>(file_size)) {}
+  explicit PthInspectBinding(double file_size) : reader_(static_cast<uint64_t>(file_size)) {}
   uintptr_t staging(size_t n) {
     if (staging_.size() < n) staging_.resize(n);
     return reinterpret_cast<uintptr_t>(staging_.data());
   }
   // The n staged bytes are the file's bytes from `offset` on.
   void add(double offset, size_t n) {
-    ranges_.add(static_cast<uint64_t>(offset), std::vector<uint8_t>(staging_.begin(), staging_.begin() + n));
+    reader_.add(static_cast<uint64_t>(offset), std::vector<uint8_t>(staging_.begin(), staging_.begin() + n));
   }
   val read() {
     val out = val::object();
     val err = guarded([&] {
-      try {
-        out = describe_pth(read_pth_checkpoint(ranges_.size(), ranges_.reader()));
-      } catch (const NeedRange& need) {
-        out.set("need", need_range(need));
-      }
+      if (std::optional<PthCheckpoint> c = reader_.read()) out = describe_pth(*c);
+      else out.set("need", need_range(reader_.need()));
     });
     return err.isNull() ? out : err;
   }
 
  private:
-  RangeCache ranges_;
+  PthRangeReader reader_;
   std::vector<uint8_t> staging_;
 };
 
@@ -572,7 +573,7 @@ class ModelBinding : public ParserFeed {
   // what its directory needs. planCheckpoint() then lists the byte ranges
   // (shard, offset, length) whose bytes pushCheckpoint() takes in order.
   void begin_checkpoint_shard(double file_size) {
-    checkpoint_ranges_ = std::make_unique<RangeCache>(static_cast<uint64_t>(file_size));
+    checkpoint_ranges_ = std::make_unique<PthRangeReader>(static_cast<uint64_t>(file_size));
   }
   void checkpoint_range(double offset, size_t n) {
     if (checkpoint_ranges_)
@@ -582,13 +583,14 @@ class ModelBinding : public ParserFeed {
     val out = val::object();
     val err = guarded([&] {
       if (!checkpoint_ranges_) fail(ErrorCode::Internal, kNoOffset, "readCheckpointShard before beginCheckpointShard");
-      try {
-        checkpoint_parts_.push_back(read_pth_checkpoint(checkpoint_ranges_->size(), checkpoint_ranges_->reader()));
-        checkpoint_sizes_.push_back(checkpoint_ranges_->size());
-        checkpoint_ranges_.reset();
-      } catch (const NeedRange& need) {
-        out.set("need", need_range(need));
+      std::optional<PthCheckpoint> c = checkpoint_ranges_->read();
+      if (!c) {
+        out.set("need", need_range(checkpoint_ranges_->need()));
+        return;
       }
+      checkpoint_parts_.push_back(std::move(*c));
+      checkpoint_sizes_.push_back(checkpoint_ranges_->file_size());
+      checkpoint_ranges_.reset();
     });
     return err.isNull() ? out : err;
   }
@@ -603,6 +605,7 @@ class ModelBinding : public ParserFeed {
       }
       checkpoint_ = std::make_unique<MetaCheckpointPlan>(plan_meta_checkpoint(params_json, checkpoint_parts_, checkpoint_sizes_));
       std::vector<PthCheckpoint>().swap(checkpoint_parts_);
+      check_model_directory(checkpoint_->file);
       checkpoint_feed_ = std::make_unique<MetaCheckpointFeed>(*checkpoint_, store_);
       val reads = val::array();
       for (const MetaRead& r : checkpoint_->reads) {
@@ -730,22 +733,31 @@ class ModelBinding : public ParserFeed {
   // Forgets positions from n on (prefix reuse); false if the model cannot
   // go back (RWKV), which then needs reset() and the tokens again.
   bool truncate(uint32_t n) { return context_ && context_->truncate(n); }
-  // The context as bytes (Uint8Array), or an error object.
-  val save_state() const {
+  // The context as bytes (Uint8Array, in a state envelope naming this model
+  // and the n token ids written at the token buffer), or an error object.
+  val save_state(size_t n) const {
     val out = val::null();
     val err = guarded([&] {
       if (!context_) fail(ErrorCode::Internal, kNoOffset, "saveState before build");
-      const std::vector<uint8_t> bytes = context_->save_state();
+      if (n > tokens_.size() || n != context_->n_past())
+        fail(ErrorCode::Internal, kNoOffset, "saveState: the token list does not match the context");
+      const std::vector<int32_t> tokens(tokens_.begin(), tokens_.begin() + n);
+      const std::vector<uint8_t> bytes = wrap_state(context_->save_state(), fingerprint_, tokens);
       out = typed_copy("Uint8Array", bytes.data(), bytes.size(), 1);
     });
     return err.isNull() ? out : err;
   }
-  // Restores a state pushed through the staging buffer (n bytes).
-  val load_state(size_t n) {
+  // Restores a state pushed through the staging buffer (n bytes) whose
+  // token ids (n_tokens) are at the token buffer. Checked whole before the
+  // context changes.
+  val load_state(size_t n, size_t n_tokens) {
     return guarded([&] {
       if (!context_) fail(ErrorCode::Internal, kNoOffset, "loadState before build");
-      if (n > staging_.size()) fail(ErrorCode::Internal, kNoOffset, "loadState larger than the staging buffer");
-      context_->load_state(staging_.data(), n);
+      if (n > staging_.size() || n_tokens > tokens_.size())
+        fail(ErrorCode::Internal, kNoOffset, "loadState larger than the staging buffer");
+      const std::vector<int32_t> tokens(tokens_.begin(), tokens_.begin() + n_tokens);
+      const StatePayload payload = unwrap_state(staging_.data(), n, fingerprint_, tokens);
+      context_->load_state(payload.data, payload.size);
       std::vector<uint8_t>().swap(staging_);
       logits_ = context_->logits();
     });
@@ -760,6 +772,7 @@ class ModelBinding : public ParserFeed {
   ModelFile file_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<SequenceModel> context_;
+  uint64_t fingerprint_ = 0;  // of the weights, for saved states
   std::vector<int32_t> tokens_;
   const float* logits_ = nullptr;
   std::unique_ptr<Sampler> sampler_;
@@ -775,13 +788,24 @@ class ModelBinding : public ParserFeed {
     options.n_ctx = n_ctx;
     options.kv_type = kv_f16 ? KvCacheType::F16 : KvCacheType::F32;
     context_ = open_sequence_model(file_, store_, *pool_, options);
+    fingerprint_ = model_fingerprint(file_, store_, context_->n_vocab());
   }
+  // A file whose directory is complete (and that is not one shard of
+  // several) is refused now if the model cannot run, before its weights are
+  // allocated; JS checks the memory the model needs only after this.
+  void pushed() override {
+    if (directory_checked_ || !shard_files_.empty() || !current().directory_complete()) return;
+    directory_checked_ = true;
+    const auto split = gguf_split_info(current().file());
+    if (!split || split->count <= 1) check_model_directory(current().file());
+  }
+  bool directory_checked_ = false;
   // build() takes the directory from the parser (or the checkpoint's plan).
   const ModelFile& file() const override {
     if (checkpoint_) return checkpoint_->file;
     return taken_ ? file_ : current().file();
   }
-  std::unique_ptr<RangeCache> checkpoint_ranges_;  // the shard whose directory is being read
+  std::unique_ptr<PthRangeReader> checkpoint_ranges_;  // the shard whose directory is being read
   std::vector<PthCheckpoint> checkpoint_parts_;
   std::vector<uint64_t> checkpoint_sizes_;
   std::unique_ptr<MetaCheckpointPlan> checkpoint_;
@@ -823,7 +847,10 @@ class ModelBinding : public ParserFeed {
     p.presence_penalty = static_cast<float>(number("presencePenalty", p.presence_penalty));
     p.frequency_penalty = static_cast<float>(number("frequencyPenalty", p.frequency_penalty));
     p.penalty_last_n = static_cast<int32_t>(number("penaltyLastN", p.penalty_last_n));
-    p.seed = static_cast<uint64_t>(number("seed", static_cast<double>(p.seed)));
+    // The package checked the options; a seed comes as decimal digits (up to 2^64 - 1).
+    const val seed = o["seed"];
+    if (seed.isString()) p.seed = std::strtoull(seed.as<std::string>().c_str(), nullptr, 10);
+    else if (seed.isNumber()) p.seed = static_cast<uint64_t>(seed.as<double>());
     // logitBias: [[token, bias], ...]; a bias of -Infinity bans the token.
     const val bias = o["logitBias"];
     if (!bias.isUndefined() && !bias.isNull())

@@ -1,5 +1,6 @@
 #include "format/byte_cursor.h"
 
+#include "core/checked_math.h"
 #include "format/limits.h"
 
 namespace wasmlm {
@@ -56,9 +57,7 @@ void ByteCursor::align_to(uint64_t alignment, const char* what) {
 }
 
 void ByteCursor::values(void* out, uint64_t n, uint32_t size, const char* what) {
-  uint64_t total;
-  if (__builtin_mul_overflow(n, uint64_t(size), &total))
-    fail(ErrorCode::TooLarge, pos(), std::string("expected ") + what + ": element count overflows");
+  const uint64_t total = checked_mul(n, size, pos(), std::string("expected ") + what + ": element count");
   require(total, what);
   if (total == 0) return;  // `out` may be null (an empty vector's data())
   auto* dst = static_cast<uint8_t*>(out);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/checked_math.h"
 #include "format/format_reader.h"
 #include "format/limits.h"
 
@@ -205,8 +206,8 @@ class GgufReader final : public FormatReader {
     uint64_t n_elements = 1;
     for (uint32_t d = 0; d < n_dims; ++d) {
       uint64_t ne = version_ == 1 ? in.u32("tensor dimension") : in.u64("tensor dimension");
-      if (ne > (uint64_t(1) << 62) || __builtin_mul_overflow(n_elements, ne, &n_elements) ||
-          n_elements > (uint64_t(1) << 62))
+      n_elements = checked_mul(n_elements, ne, dims_at, "element count of tensor '" + t.name + "'");
+      if (ne > (uint64_t(1) << 62) || n_elements > (uint64_t(1) << 62))
         fail(ErrorCode::TooLarge, dims_at, "element count of tensor '" + t.name + "' overflows");
       t.ne[d] = ne;
     }

@@ -15,6 +15,8 @@ constexpr uint64_t kMaxTensors = 1u << 20;
 constexpr uint64_t kMaxMetadataEntries = 1u << 20;
 constexpr uint64_t kMaxStringBytes = 64ull << 20;
 constexpr uint64_t kMaxTensorNameBytes = 4096;
+// All tensor names of a file together, where they are built (PyTorch keys joined with ".").
+constexpr uint64_t kMaxTensorNamesBytes = 64ull << 20;
 constexpr uint32_t kMaxArrayNesting = 8;
 constexpr uint32_t kMaxAlignment = 1u << 20;
 constexpr uint64_t kMaxVocab = 1u << 24;

@@ -26,12 +26,37 @@ enum Op : uint8_t {
 
 constexpr size_t kMaxGlobalLine = 256;
 
-class Machine {
+}  // namespace
+
+class PickleMachine::Impl {
  public:
-  Machine(ReadAtStream& in, PickleHeap& heap, PickleHooks& hooks, const std::string& where)
-      : in_(in), heap_(heap), hooks_(hooks), where_(where) {}
+  Impl(ReadAtStream& in, PickleHeap& heap, PickleHooks& hooks, std::string where)
+      : in_(in), heap_(heap), hooks_(hooks), where_(std::move(where)) {}
 
   PyValue run() {
+    // One try around the whole loop (kept out of line): in wasm a call made
+    // inside a try block costs a trip through JS, not to be paid per opcode.
+    try {
+      return loop();
+    } catch (const Error& e) {
+      if (!stepping_) throw;
+      stepping_ = false;
+      // Hooks and reads report file offsets; say where that is in the pickle too.
+      if (e.offset() < in_.begin() || e.offset() > in_.end()) throw;
+      throw Error(e.code(), e.offset(), e.detail() + " (" + where_ + " byte " + std::to_string(e.offset() - in_.begin()) + ")");
+    } catch (...) {
+      stepping_ = false;
+      in_.seek(op_at_);  // NeedRange: the next run() starts this opcode again
+      throw;
+    }
+  }
+
+  uint64_t ops() const { return ops_; }
+
+ private:
+  [[noreturn]] void bad(ErrorCode code, const std::string& message) { fail(code, op_at_, message); }
+
+  __attribute__((noinline)) PyValue loop() {
     for (;;) {
       op_at_ = in_.pos();
       uint8_t op = in_.u8("a pickle (no STOP opcode)");
@@ -39,20 +64,15 @@ class Machine {
         if (stack_.size() != 1 || !marks_.empty())
           fail(ErrorCode::BadFormat, op_at_, "STOP with " + std::to_string(stack_.size()) + " values on the stack (expected 1) (" +
                                                  where_ + " byte " + std::to_string(op_at_ - in_.begin()) + ")");
+        ++ops_;
         return stack_.back();
       }
-      try {
-        step(op);
-      } catch (const Error& e) {
-        // Hooks and reads report file offsets; say where that is in the pickle too.
-        if (e.offset() < in_.begin() || e.offset() > in_.end()) throw;
-        throw Error(e.code(), e.offset(), e.detail() + " (" + where_ + " byte " + std::to_string(e.offset() - in_.begin()) + ")");
-      }
+      stepping_ = true;
+      step(op);
+      stepping_ = false;
+      ++ops_;
     }
   }
-
- private:
-  [[noreturn]] void bad(ErrorCode code, const std::string& message) { fail(code, op_at_, message); }
 
   uint64_t le(size_t n, const char* what) {
     uint8_t b[8];
@@ -287,17 +307,23 @@ class Machine {
   ReadAtStream& in_;
   PickleHeap& heap_;
   PickleHooks& hooks_;
-  const std::string& where_;
+  std::string where_;
   uint64_t op_at_ = 0;
+  uint64_t ops_ = 0;
+  bool stepping_ = false;  // inside step(): its errors get the offset in the pickle
   std::vector<PyValue> stack_;
   std::vector<size_t> marks_;
   std::unordered_map<uint32_t, PyValue> memo_;
 };
 
-}  // namespace
+PickleMachine::PickleMachine(ReadAtStream& in, PickleHeap& heap, PickleHooks& hooks, std::string where)
+    : impl_(std::make_unique<Impl>(in, heap, hooks, std::move(where))) {}
+PickleMachine::~PickleMachine() = default;
+PyValue PickleMachine::run() { return impl_->run(); }
+uint64_t PickleMachine::ops() const { return impl_->ops(); }
 
 PyValue run_pickle(ReadAtStream& in, PickleHeap& heap, PickleHooks& hooks, const std::string& where) {
-  return Machine(in, heap, hooks, where).run();
+  return PickleMachine(in, heap, hooks, where).run();
 }
 
 int pickle_protocol_at(const ReadAt& read_at, uint64_t offset) {

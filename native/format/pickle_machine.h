@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "format/pickle_value.h"
@@ -24,10 +25,29 @@ class PickleHooks {
   virtual void build(PickleHeap& heap, PyValue obj, PyValue state, uint64_t offset) = 0;
 };
 
-// Runs one pickle from `in` up to and including its STOP opcode and returns
-// the result; `in` is left just after STOP. `where` names the pickle in
-// error messages ("data.pkl"); errors carry the absolute file offset of the
-// opcode and say its offset inside the pickle.
+// Runs one pickle from `in` up to and including its STOP opcode; `in` is
+// left just after STOP. `where` names the pickle in error messages
+// ("data.pkl"); errors carry the absolute file offset of the opcode and say
+// its offset inside the pickle.
+//
+// Every opcode reads all its argument bytes before it changes anything, so
+// when a read throws NeedRange (bytes not there yet) the machine rewinds `in`
+// to that opcode and stays consistent: run() again, once the bytes are
+// there, goes on from it. No opcode runs twice.
+class PickleMachine {
+ public:
+  PickleMachine(ReadAtStream& in, PickleHeap& heap, PickleHooks& hooks, std::string where);
+  ~PickleMachine();
+
+  PyValue run();
+  uint64_t ops() const;  // opcodes run so far
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A whole pickle in one go (bytes that are all there).
 PyValue run_pickle(ReadAtStream& in, PickleHeap& heap, PickleHooks& hooks, const std::string& where);
 
 // The protocol the pickle at `offset` was written with: its leading PROTO's

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,8 @@ struct PthTensor {
   uint32_t storage = 0;           // index into PthCheckpoint::storages
 
   uint64_t numel() const;
-  bool contiguous() const;  // row-major with no gaps
+  uint64_t nbytes() const;  // numel() elements of dtype (a zero-stride tensor's storage holds fewer)
+  bool contiguous() const;  // row-major with no gaps; an empty tensor is
 };
 
 struct PthCheckpoint {
@@ -46,9 +48,37 @@ struct PthCheckpoint {
   std::vector<PthTensor> tensors;  // in the order the pickle lists them
 
   const PthTensor* find(const std::string& name) const;
+  // Where the tensor's first element is in the file.
+  uint64_t data_offset(const PthTensor& t) const;
 };
 
+// The reader guarantees: every tensor's nbytes() fits in an int64, and a
+// non-empty tensor lies inside its storage, which lies inside the file.
 PthCheckpoint read_pth_checkpoint(uint64_t file_size, const ReadAt& read_at);
 PthCheckpoint read_pth_checkpoint(const uint8_t* data, size_t size);
+
+class PthZipReader;
+class PthLegacyReader;
+
+// Reads a checkpoint through a ReadAt that may throw NeedRange (bytes a
+// caller hands in on demand: a RangeCache). read() again once they are there
+// goes on where it stopped: the zip directory, each pickle opcode and each
+// storage header is read once, however many ranges the file comes in.
+class PthCheckpointReader {
+ public:
+  PthCheckpointReader(uint64_t file_size, ReadAt read_at);
+  ~PthCheckpointReader();
+  PthCheckpointReader(const PthCheckpointReader&) = delete;
+  PthCheckpointReader& operator=(const PthCheckpointReader&) = delete;
+
+  PthCheckpoint read();
+  uint64_t pickle_ops() const;  // opcodes the pickle machine has run
+
+ private:
+  uint64_t file_size_;
+  ReadAt read_at_;
+  std::unique_ptr<PthZipReader> zip_;
+  std::unique_ptr<PthLegacyReader> legacy_;
+};
 
 }  // namespace wasmlm

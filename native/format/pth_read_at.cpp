@@ -33,8 +33,18 @@ void ReadAtStream::fill(const char* what) {
   if (pos_ >= end_) fail(ErrorCode::Truncated, pos_, std::string("data ends inside ") + what);
   size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, end_ - pos_));
   buf_.resize(n);
-  read_exact(read_at_, pos_, buf_.data(), n, what);
+  try {
+    read_exact(read_at_, pos_, buf_.data(), n, what);
+  } catch (...) {
+    buf_.clear();  // holds nothing valid: the next read fills it again
+    throw;
+  }
   buf_start_ = pos_;
+}
+
+void ReadAtStream::seek(uint64_t pos) {
+  if (pos < begin_ || pos > end_) fail(ErrorCode::Internal, pos, "seek outside the stream");
+  pos_ = pos;
 }
 
 uint8_t ReadAtStream::u8(const char* what) {

@@ -24,6 +24,9 @@ class ReadAtStream {
   uint64_t end() const { return end_; }
   uint64_t left() const { return end_ - pos_; }
 
+  // Back to an earlier position (a reader resuming after NeedRange).
+  void seek(uint64_t pos);
+
   uint8_t u8(const char* what);
   // n bytes; Truncated (naming `what`) if fewer are left before end().
   void read(uint8_t* dst, uint64_t n, const char* what);

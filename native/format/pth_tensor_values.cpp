@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "format/limits.h"
 #include "format/pth_read_at.h"
@@ -39,20 +40,21 @@ float to_float(PthDtype dtype, const uint8_t* p) {
 std::vector<float> read_pth_tensor_as_float(const PthCheckpoint& ck, const PthTensor& t, const ReadAt& read_at) {
   if (t.storage >= ck.storages.size()) fail(ErrorCode::Internal, kNoOffset, "tensor '" + t.name + "' has no storage");
   const PthStorage& s = ck.storages[t.storage];
-  uint64_t n = 1, last = t.storage_offset;
-  for (size_t i = 0; i < t.shape.size(); ++i) {
-    uint64_t d = static_cast<uint64_t>(t.shape[i]);
-    if (d != 0 && n > limits::kMaxUnitBytes / sizeof(float) / d)
-      fail(ErrorCode::TooLarge, s.offset, "tensor '" + t.name + "' is too large to materialize at once");
-    n *= d;
-    if (d > 0) last += (d - 1) * static_cast<uint64_t>(t.stride[i]);
-  }
+  const uint64_t n = t.numel();
+  if (n > limits::kMaxUnitBytes / sizeof(float))
+    fail(ErrorCode::TooLarge, s.offset, "tensor '" + t.name + "' is too large to materialize at once");
   std::vector<float> out(static_cast<size_t>(n));
   if (n == 0) return out;
+  uint64_t last = t.storage_offset;
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    last = checked_add(last, checked_mul(static_cast<uint64_t>(t.shape[i] - 1), static_cast<uint64_t>(t.stride[i]), s.offset,
+                                         "tensor '" + t.name + "''s extent"),
+                       s.offset, "tensor '" + t.name + "''s last element");
   uint32_t esize = pth_dtype_size(t.dtype);
   if (last >= s.nbytes / esize)
     fail(ErrorCode::BadFormat, s.offset, "tensor '" + t.name + "' reaches past the end of storage '" + s.key + "'");
 
+  // Both below the storage's size in bytes, which fits in the file.
   uint64_t first_byte = t.storage_offset * esize;
   uint64_t span = (last - t.storage_offset + 1) * esize;
   if (span > limits::kMaxUnitBytes)

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "format/limits.h"
 
@@ -68,8 +69,11 @@ std::vector<int64_t> int_tuple(const PickleHeap& heap, PyValue v, const char* wh
 
 PyValue PthUnpickler::global(PickleHeap& heap, const std::string& module, const std::string& name, uint64_t offset) {
   uint32_t tag;
-  if (!find_allowed(module, name, tag))
-    refuse(offset, "global " + module + "." + name + " is not one a tensor checkpoint needs (code is never run)");
+  if (!find_allowed(module, name, tag)) {
+    // STACK_GLOBAL's names are strings of any length: shown cut short.
+    auto shown = [](const std::string& s) { return s.size() > 128 ? s.substr(0, 128) + "..." : s; };
+    refuse(offset, "global " + shown(module) + "." + shown(name) + " is not one a tensor checkpoint needs (code is never run)");
+  }
   return heap.make(PyKind::Global, offset, module + "." + name, tag);
 }
 
@@ -77,7 +81,10 @@ PyValue PthUnpickler::call(PickleHeap& heap, PyValue callable, PyValue args_tupl
   const char* op = newobj ? "NEWOBJ" : "REDUCE";
   if (callable.kind != PyKind::Global) refuse(offset, std::string(op) + " calls a " + py_kind_name(callable.kind));
   const PyObject& g = heap.at(callable);
-  std::vector<PyValue> args = heap.at(args_tuple).items;
+  // A copy (heap.make may move the heap), of the few arguments these take.
+  if (heap.at(args_tuple).items.size() > 7)
+    fail(ErrorCode::BadFormat, offset, g.text + " called with " + std::to_string(heap.at(args_tuple).items.size()) + " arguments");
+  const std::vector<PyValue> args = heap.at(args_tuple).items;
   auto want_args = [&](size_t lo, size_t hi) {
     if (args.size() < lo || args.size() > hi)
       fail(ErrorCode::BadFormat, offset, g.text + " called with " + std::to_string(args.size()) + " arguments");
@@ -123,28 +130,36 @@ PyValue PthUnpickler::rebuild_tensor(PickleHeap& heap, const std::vector<PyValue
   PthTensorRef t;
   t.storage = view.storage;
   t.dtype = storages_[view.storage].dtype;
-  t.storage_offset = view.offset + static_cast<uint64_t>(storage_offset);
+  t.storage_offset = checked_add(view.offset, static_cast<uint64_t>(storage_offset), offset, "a tensor's storage offset");
   t.shape = int_tuple(heap, args[2], "size", offset);
   t.stride = int_tuple(heap, args[3], "stride", offset);
   if (t.shape.size() != t.stride.size())
     fail(ErrorCode::BadFormat, offset, "_rebuild_tensor_v2: " + std::to_string(t.shape.size()) + " sizes but " +
                                            std::to_string(t.stride.size()) + " strides");
-  // The last element must lie inside the storage (an empty tensor touches
-  // nothing), and the element count must fit in an int64 (zero strides could
-  // make a huge tensor of a small storage).
+  // The element count and the byte size must fit in an int64 (zero strides
+  // could make a huge tensor of a small storage); the last element must lie
+  // inside the storage, and an empty tensor may start at most at its end.
+  const PthStorageRef& storage = storages_[view.storage];
   bool empty = false;
-  unsigned __int128 last = t.storage_offset, count = 1;
-  for (size_t i = 0; i < t.shape.size(); ++i) {
-    if (t.shape[i] == 0) empty = true;
-    else last += static_cast<unsigned __int128>(t.shape[i] - 1) * static_cast<uint64_t>(t.stride[i]);
-    count = count > INT64_MAX ? count : count * static_cast<uint64_t>(t.shape[i]);
+  for (int64_t d : t.shape) empty = empty || d == 0;
+  if (empty) {
+    if (t.storage_offset > storage.numel)
+      fail(ErrorCode::BadFormat, offset, "empty tensor at element " + std::to_string(t.storage_offset) + " of storage '" +
+                                             storage.key + "', which has " + std::to_string(storage.numel) + " elements");
+  } else {
+    uint64_t count = 1, last = t.storage_offset;
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+      const uint64_t d = static_cast<uint64_t>(t.shape[i]), stride = static_cast<uint64_t>(t.stride[i]);
+      count = checked_mul(count, d, offset, "the element count of a tensor");
+      last = checked_add(last, checked_mul(d - 1, stride, offset, "a tensor's extent"), offset, "a tensor's last element");
+    }
+    if (count > INT64_MAX / pth_dtype_size(t.dtype))
+      fail(ErrorCode::TooLarge, offset, "tensor of " + std::to_string(count) + " " + pth_dtype_name(t.dtype) +
+                                            " elements: more than 2^63 bytes");
+    if (last >= storage.numel)
+      fail(ErrorCode::BadFormat, offset, "tensor reaches element " + std::to_string(last) + " of storage '" + storage.key +
+                                             "', which has " + std::to_string(storage.numel) + " elements");
   }
-  if (!empty && count > INT64_MAX) fail(ErrorCode::BadFormat, offset, "tensor of more than 2^63 elements");
-  uint64_t numel = storages_[view.storage].numel;
-  if (!empty && last >= numel)
-    fail(ErrorCode::BadFormat, offset, "tensor reaches element " + std::to_string(static_cast<uint64_t>(last)) +
-                                           " of storage '" + storages_[view.storage].key + "', which has " +
-                                           std::to_string(numel) + " elements");
   PyValue v = heap.make(PyKind::Tensor, offset, {}, static_cast<uint32_t>(tensors_.size()));
   tensors_.push_back(std::move(t));
   return v;
@@ -152,6 +167,9 @@ PyValue PthUnpickler::rebuild_tensor(PickleHeap& heap, const std::vector<PyValue
 
 PyValue PthUnpickler::persistent_load(PickleHeap& heap, PyValue pid, uint64_t offset) {
   if (pid.kind != PyKind::Tuple) refuse(offset, std::string("persistent id is a ") + py_kind_name(pid.kind) + ", not a tuple");
+  // The same id object (a memo reference) is the same storage view: shared,
+  // not looked up again by its key's bytes.
+  if (auto it = loaded_.find(pid.ref); it != loaded_.end()) return it->second;
   const auto& f = heap.at(pid).items;
   if (f.empty() || f[0].kind != PyKind::Str || heap.at(f[0]).text != "storage")
     refuse(offset, "persistent id that is not a ('storage', ...) tuple");
@@ -164,19 +182,25 @@ PyValue PthUnpickler::persistent_load(PickleHeap& heap, PyValue pid, uint64_t of
     fail(ErrorCode::BadFormat, offset, "storage persistent id: element count is not a non-negative int");
   PthDtype dtype = dtype_of(heap.at(f[1]).tag);
   const std::string& key = heap.at(f[2]).text;
+  if (key.size() > limits::kMaxTensorNameBytes)
+    fail(ErrorCode::TooLarge, offset, "storage key of " + std::to_string(key.size()) + " bytes (limit " +
+                                          std::to_string(limits::kMaxTensorNameBytes) + ")");
   uint64_t numel = static_cast<uint64_t>(f[4].i);
 
-  auto it = storage_by_key_.find(key);
+  // By the key's string object first: a memo reference to it is not hashed again.
   uint32_t index;
-  if (it == storage_by_key_.end()) {
+  if (auto by_ref = storage_by_key_ref_.find(f[2].ref); by_ref != storage_by_key_ref_.end()) {
+    index = by_ref->second;
+  } else if (auto it = storage_by_key_.find(key); it != storage_by_key_.end()) {
+    index = it->second;
+  } else {
     index = static_cast<uint32_t>(storages_.size());
     storages_.push_back({key, dtype, numel});
     storage_by_key_.emplace(key, index);
-  } else {
-    index = it->second;
-    if (storages_[index].dtype != dtype || storages_[index].numel != numel)
-      fail(ErrorCode::BadFormat, offset, "storage '" + key + "' is named twice with different types or sizes");
   }
+  storage_by_key_ref_.emplace(f[2].ref, index);
+  if (storages_[index].dtype != dtype || storages_[index].numel != numel)
+    fail(ErrorCode::BadFormat, offset, "storage '" + key + "' is named twice with different types or sizes");
 
   View view{index, 0};
   // Legacy files: (view_key, offset, size) makes this a slice of the storage.
@@ -185,12 +209,13 @@ PyValue PthUnpickler::persistent_load(PickleHeap& heap, PyValue pid, uint64_t of
       fail(ErrorCode::BadFormat, offset, "storage view metadata is not a (key, offset, size) tuple");
     const auto& vm = heap.at(f[5]).items;
     if (vm[1].kind != PyKind::Int || vm[2].kind != PyKind::Int || vm[1].i < 0 || vm[2].i < 0 ||
-        static_cast<uint64_t>(vm[1].i) + static_cast<uint64_t>(vm[2].i) > numel)
+        checked_add(static_cast<uint64_t>(vm[1].i), static_cast<uint64_t>(vm[2].i), offset, "a storage view's end") > numel)
       fail(ErrorCode::BadFormat, offset, "storage view lies outside storage '" + key + "'");
     view.offset = static_cast<uint64_t>(vm[1].i);
   }
   PyValue v = heap.make(PyKind::Storage, offset, {}, static_cast<uint32_t>(views_.size()));
   views_.push_back(view);
+  loaded_.emplace(pid.ref, v);
   return v;
 }
 

@@ -52,7 +52,9 @@ class PthUnpickler : public PickleHooks {
   };
   std::vector<PthStorageRef> storages_;
   std::unordered_map<std::string, uint32_t> storage_by_key_;
+  std::unordered_map<uint32_t, uint32_t> storage_by_key_ref_;  // key string object -> storage
   std::vector<View> views_;  // what a Storage value's tag indexes
+  std::unordered_map<uint32_t, PyValue> loaded_;  // persistent id object -> its Storage value
   std::vector<PthTensorRef> tensors_;
 };
 

@@ -2,11 +2,8 @@
 
 #include "core/error.h"
 #include "format/limits.h"
-#include "format/pickle_machine.h"
 #include "format/pth_read_at.h"
 #include "format/pth_tensor_names.h"
-#include "format/pth_unpickler.h"
-#include "format/zip_reader.h"
 
 namespace wasmlm {
 
@@ -35,37 +32,42 @@ void check_byteorder(const ZipArchive& zip, const std::string& prefix) {
 
 }  // namespace
 
-PthCheckpoint read_pth_zip(uint64_t file_size, const ReadAt& read_at) {
-  ZipArchive zip(file_size, read_at);
-  const ZipEntry& pkl = find_data_pkl(zip);
-  std::string prefix = pkl.name.substr(0, pkl.name.size() - std::string("data.pkl").size());
-  check_byteorder(zip, prefix);
+PthZipReader::PthZipReader(uint64_t file_size, const ReadAt& read_at) : file_size_(file_size), read_at_(read_at) {}
 
-  ZipSpan span = zip.locate(pkl);
+void PthZipReader::start_pickle() {
+  const ZipEntry& pkl = find_data_pkl(*zip_);
+  prefix_ = pkl.name.substr(0, pkl.name.size() - std::string("data.pkl").size());
+  check_byteorder(*zip_, prefix_);
+  ZipSpan span = zip_->locate(pkl);
   if (span.size > limits::kMaxPickleBytes)
     fail(ErrorCode::TooLarge, span.offset, pkl.name + " of " + std::to_string(span.size) + " bytes (limit " +
                                                std::to_string(limits::kMaxPickleBytes) + ")");
-  ReadAtStream in(read_at, span.offset, span.offset + span.size);
-  PickleHeap heap;
-  PthUnpickler unpickler;
-  PyValue root = run_pickle(in, heap, unpickler, "data.pkl");
+  ck_.format = PthFormat::Zip;
+  ck_.pickle_protocol = pickle_protocol_at(read_at_, span.offset);
+  pkl_ = span;
+  in_ = std::make_unique<ReadAtStream>(read_at_, span.offset, span.offset + span.size);
+  machine_ = std::make_unique<PickleMachine>(*in_, heap_, unpickler_, "data.pkl");
+}
 
-  PthCheckpoint ck;
-  ck.format = PthFormat::Zip;
-  ck.pickle_protocol = pickle_protocol_at(read_at, span.offset);
-  for (const PthStorageRef& s : unpickler.storages()) {
-    std::string name = prefix + "data/" + s.key;
-    const ZipEntry* e = zip.find(name);
-    if (!e) fail(ErrorCode::BadFormat, span.offset, "data.pkl names storage '" + s.key + "' but the archive has no entry " + name);
-    ZipSpan data = zip.locate(*e);
+PthCheckpoint PthZipReader::read() {
+  if (!zip_) zip_.emplace(file_size_, read_at_);
+  if (!machine_) start_pickle();
+  if (!root_) root_ = machine_->run();
+  const auto& refs = unpickler_.storages();
+  while (ck_.storages.size() < refs.size()) {
+    const PthStorageRef& s = refs[ck_.storages.size()];
+    std::string name = prefix_ + "data/" + s.key;
+    const ZipEntry* e = zip_->find(name);
+    if (!e) fail(ErrorCode::BadFormat, pkl_.offset, "data.pkl names storage '" + s.key + "' but the archive has no entry " + name);
+    ZipSpan data = zip_->locate(*e);
     uint32_t esize = pth_dtype_size(s.dtype);
     if (s.numel > data.size / esize)
       fail(ErrorCode::BadFormat, data.offset, "entry " + name + " holds " + std::to_string(data.size) + " bytes, less than " +
                                                   std::to_string(s.numel) + " " + pth_dtype_name(s.dtype) + " elements");
-    ck.storages.push_back({s.key, s.dtype, s.numel, data.offset, s.numel * esize});
+    ck_.storages.push_back({s.key, s.dtype, s.numel, data.offset, s.numel * esize});
   }
-  ck.tensors = collect_pth_tensors(heap, root, unpickler, span.offset);
-  return ck;
+  ck_.tensors = collect_pth_tensors(heap_, *root_, unpickler_, pkl_.offset);
+  return std::move(ck_);
 }
 
 }  // namespace wasmlm

@@ -6,6 +6,7 @@
 // no alignment. Types use rwkv.cpp's own numbering, not GGUF's.
 #include <string>
 
+#include "core/checked_math.h"
 #include "format/format_reader.h"
 #include "format/limits.h"
 
@@ -91,8 +92,8 @@ class RwkvBinReader final : public FormatReader {
     uint64_t n_elements = 1;
     for (uint32_t d = 0; d < n_dims; ++d) {
       t.ne[d] = in.u32("tensor dimension");
-      if (__builtin_mul_overflow(n_elements, t.ne[d], &n_elements) || n_elements > (uint64_t(1) << 62))
-        fail(ErrorCode::TooLarge, at, "tensor element count overflows");
+      n_elements = checked_mul(n_elements, t.ne[d], at, "tensor element count");
+      if (n_elements > (uint64_t(1) << 62)) fail(ErrorCode::TooLarge, at, "tensor element count overflows");
     }
     t.name = std::string(in.bytes(key_len, "tensor name"));
     if (out.version == kVersionOldQuant && ggml_type_info(t.type).quantized)

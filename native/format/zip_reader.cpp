@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "format/limits.h"
 #include "format/pth_read_at.h"
@@ -165,7 +166,8 @@ ZipSpan ZipArchive::locate(const ZipEntry& e) const {
   read_exact(read_at_, e.local_header_offset, h, sizeof h, "zip local file header");
   if (le32(h) != kLocalHeaderSig)
     fail(ErrorCode::BadFormat, e.local_header_offset, "expected a zip local file header (PK\\3\\4) for entry '" + e.name + "'");
-  uint64_t data = e.local_header_offset + kLocalHeaderSize + le16(h + 26) + le16(h + 28);
+  uint64_t data = checked_add(e.local_header_offset, kLocalHeaderSize + le16(h + 26) + le16(h + 28), e.local_header_offset,
+                              "zip entry '" + e.name + "' data offset");
   if (data > file_size_ || e.size > file_size_ - data)
     fail(ErrorCode::BadFormat, e.local_header_offset,
          "zip entry '" + e.name + "' data [" + std::to_string(data) + ", +" + std::to_string(e.size) +

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "format/limits.h"
 
 namespace wasmlm {
 
@@ -169,10 +170,29 @@ DecoderHParams read_decoder_hparams(const ModelFile& file) {
 
   const TensorInfo* embd = file.find_tensor("token_embd.weight");
   if (!embd || embd->n_dims != 2 || embd->ne[0] != h.n_embd)
-    fail(ErrorCode::BadFormat, kNoOffset, "expected token_embd.weight of shape [n_embd, n_vocab]");
+    fail(ErrorCode::BadFormat, kNoOffset,
+         "expected token_embd.weight of shape [n_embd, n_vocab] with n_embd = " + k.prefix() + "embedding_length = " +
+             std::to_string(h.n_embd));
+  if (embd->ne[1] == 0 || embd->ne[1] > limits::kMaxVocab)
+    fail(ErrorCode::BadFormat, kNoOffset, "token_embd.weight has " + std::to_string(embd->ne[1]) + " rows (tokens)");
   h.n_vocab = static_cast<uint32_t>(embd->ne[1]);
+  // The vocabulary, where the file states its size, is the embedding's.
+  const uint32_t vocab_key = k.optional("vocab_size", h.n_vocab);
+  const MetaValue* tokens = m.find("tokenizer.ggml.tokens");
+  const uint64_t n_tokens = tokens && tokens->type == MetaType::Array && tokens->array ? tokens->array->count : h.n_vocab;
+  if (vocab_key != h.n_vocab || n_tokens != h.n_vocab)
+    fail(ErrorCode::BadFormat, kNoOffset,
+         "the vocabulary has " + std::to_string(vocab_key != h.n_vocab ? vocab_key : n_tokens) + " tokens (" +
+             (vocab_key != h.n_vocab ? k.prefix() + "vocab_size" : std::string("tokenizer.ggml.tokens")) +
+             ") but token_embd.weight has " + std::to_string(h.n_vocab) + " rows");
   if (h.n_head_kv == 0 || h.n_head % h.n_head_kv != 0)
-    fail(ErrorCode::BadFormat, kNoOffset, "head_count must be a multiple of head_count_kv");
+    fail(ErrorCode::BadFormat, kNoOffset,
+         k.prefix() + "attention.head_count (" + std::to_string(h.n_head) + ") must be a multiple of " + k.prefix() +
+             "attention.head_count_kv (" + std::to_string(h.n_head_kv) + ")");
+  if (h.head_dim == 0)
+    fail(ErrorCode::BadFormat, kNoOffset,
+         "heads of size 0: " + k.prefix() + "embedding_length " + std::to_string(h.n_embd) + " / attention.head_count " +
+             std::to_string(h.n_head));
   if (h.n_rot > h.head_dim || h.n_rot % 2 != 0)
     fail(ErrorCode::BadFormat, kNoOffset, "rope.dimension_count must be even and at most the head size");
   if (h.head_dim > 512) fail(ErrorCode::Unsupported, kNoOffset, "head size above 512");

@@ -1,6 +1,8 @@
 #include "model/decoder_model.h"
 
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "model/weight_views.h"
@@ -10,22 +12,39 @@ namespace wasmlm {
 namespace {
 
 // Views of one file's tensors: `optional` ones are empty when the file has
-// no tensor of that name.
+// no tensor of that name. Without a store only the directory's shapes are
+// checked, and every view is empty.
 class Tensors {
  public:
-  Tensors(const ModelFile& file, const WeightStore& store) : file_(file), store_(store) {}
-  bool has(const std::string& name) const { return file_.find_tensor(name) != nullptr; }
-  std::vector<float> vec(const std::string& name, uint64_t n) const { return vector_f32(store_, name, n); }
+  // Names are looked up in a hash map: a file of many layers asks for each
+  // layer's tensors, and a scan per lookup would be quadratic.
+  Tensors(const ModelFile& file, const WeightStore* store) : file_(file), store_(store) {
+    for (const TensorInfo& t : file.tensors) by_name_.emplace(t.name, &t);
+  }
+  bool has(const std::string& name) const { return by_name_.count(name) != 0; }
+  std::vector<float> vec(const std::string& name, uint64_t n) const {
+    if (store_) return vector_f32(*store_, name, n);
+    check_vector(info(name), name, n);
+    return {};
+  }
   std::vector<float> optional_vec(const std::string& name, uint64_t n) const {
     return has(name) ? vec(name, n) : std::vector<float>();
   }
   WeightMatrix mat(const std::string& name, uint64_t rows, uint64_t cols) const {
-    return matrix(store_, name, rows, cols);
+    if (store_) return matrix(*store_, name, rows, cols);
+    check_matrices(info(name), name, rows, cols);
+    return {};
   }
 
  private:
+  const TensorInfo& info(const std::string& name) const {
+    const auto it = by_name_.find(name);
+    return it != by_name_.end() ? *it->second : directory_tensor(file_, name);  // which fails naming it
+  }
+
   const ModelFile& file_;
-  const WeightStore& store_;
+  const WeightStore* store_;
+  std::unordered_map<std::string_view, const TensorInfo*> by_name_;
 };
 
 std::vector<float> slice(const std::vector<float>& v, uint64_t from, uint64_t n) {
@@ -34,9 +53,10 @@ std::vector<float> slice(const std::vector<float>& v, uint64_t from, uint64_t n)
 
 }  // namespace
 
-DecoderModel::DecoderModel(const ModelFile& file, const WeightStore& store) : hp_(read_decoder_hparams(file)) {
+DecoderModel::DecoderModel(const ModelFile& file, const WeightStore* store) : hp_(read_decoder_hparams(file)) {
   const Tensors t(file, store);
   const DecoderArch& a = *hp_.arch;
+  check_block_count(file, "blk.", hp_.n_layer, std::string(a.name) + ".block_count");
   const uint64_t d = hp_.n_embd, q_dim = hp_.q_dim(), kv_dim = hp_.kv_dim(), ff = hp_.n_ff;
   token_embd_ = t.mat("token_embd.weight", hp_.n_vocab, d);
   for (uint32_t l = 0; l < hp_.n_layer; ++l) {

@@ -36,7 +36,9 @@ class DecoderModel {
  public:
   // Views the weights in `store`, which must outlive the model. Throws a
   // typed error naming a missing tensor or a shape that does not fit.
-  DecoderModel(const ModelFile& file, const WeightStore& store);
+  DecoderModel(const ModelFile& file, const WeightStore& store) : DecoderModel(file, &store) {}
+  // The same checks on the directory alone, before any weight is loaded.
+  static void check_directory(const ModelFile& file) { DecoderModel(file, nullptr); }
 
   const DecoderHParams& hparams() const { return hp_; }
   const DecoderArch& arch() const { return *hp_.arch; }
@@ -52,6 +54,8 @@ class DecoderModel {
   const float* rope_factors(uint32_t n_ctx) const;
 
  private:
+  DecoderModel(const ModelFile& file, const WeightStore* store);  // no store: shapes checked, views empty
+
   DecoderHParams hp_;
   WeightMatrix token_embd_{};
   std::vector<DecoderLayer> layers_;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "format/pth_checkpoint.h"
 #include "format/pth_read_at.h"
@@ -78,11 +79,20 @@ MetaCheckpointPlan plan_meta_checkpoint(const std::string& params_json, const st
     if (!it->is_number()) fail(ErrorCode::BadFormat, kNoOffset, std::string("params.json: \"") + key + "\" is not a number");
     return it->get<double>();
   };
-  const uint32_t n_embd = static_cast<uint32_t>(number("dim", 0, true));
-  const uint32_t n_layer = static_cast<uint32_t>(number("n_layers", 0, true));
-  const uint32_t n_head = static_cast<uint32_t>(number("n_heads", 0, true));
-  const uint32_t n_head_kv = static_cast<uint32_t>(number("n_kv_heads", n_head, false));
-  if (n_embd == 0 || n_layer == 0 || n_head == 0 || n_embd > (1u << 20) || n_layer > 4096 || n_head > 4096)
+  // A whole number from 0 to `max`, checked before it is converted.
+  auto count = [&](const char* key, double fallback, bool required, uint32_t max) {
+    const double v = number(key, fallback, required);
+    if (!(v >= 0 && v <= max) || v != std::floor(v))
+      fail(ErrorCode::BadFormat, kNoOffset,
+           std::string("params.json: \"") + key + "\" must be a whole number from 0 to " + std::to_string(max));
+    return static_cast<uint32_t>(v);
+  };
+  const uint32_t n_embd = count("dim", 0, true, 1u << 20);
+  const uint32_t n_layer = count("n_layers", 0, true, 4096);
+  const uint32_t n_head = count("n_heads", 0, true, 4096);
+  const uint32_t n_head_kv = count("n_kv_heads", n_head, false, 4096);
+  const uint32_t max_seq_len = count("max_seq_len", 2048, false, 1u << 24);
+  if (n_embd == 0 || n_layer == 0 || n_head == 0)
     fail(ErrorCode::BadFormat, kNoOffset, "params.json: dim, n_layers and n_heads must be sane positive integers");
 
   MetaCheckpointPlan plan;
@@ -98,7 +108,7 @@ MetaCheckpointPlan plan_meta_checkpoint(const std::string& params_json, const st
   m.add("llama.attention.head_count_kv", MetaValue::of_u32(n_head_kv));
   m.add("llama.attention.layer_norm_rms_epsilon", MetaValue::of_f32(static_cast<float>(number("norm_eps", 1e-5, false))));
   m.add("llama.rope.freq_base", MetaValue::of_f32(static_cast<float>(number("rope_theta", 10000, false))));
-  m.add("llama.context_length", MetaValue::of_u32(static_cast<uint32_t>(number("max_seq_len", 2048, false))));
+  m.add("llama.context_length", MetaValue::of_u32(max_seq_len));
 
   // Every GGUF tensor: its Meta name and how the shards split it.
   std::vector<std::pair<std::string, NameMap>> wanted;
@@ -132,7 +142,7 @@ MetaCheckpointPlan plan_meta_checkpoint(const std::string& params_json, const st
       if (!fits || t_rows * t_cols == 0) fail(ErrorCode::BadFormat, kNoOffset, "the shards of '" + meta_name + "' do not fit together");
       MetaRead r;
       r.shard = static_cast<uint32_t>(k);
-      r.offset = parts[k].storages[t.storage].offset + t.storage_offset * esize;
+      r.offset = parts[k].data_offset(t);
       r.length = t_rows * t_cols * esize;
       r.tensor = static_cast<uint32_t>(file.tensors.size());
       r.row_bytes = t_cols * esize;
@@ -150,8 +160,9 @@ MetaCheckpointPlan plan_meta_checkpoint(const std::string& params_json, const st
       }
     }
     info.ne = {cols, info.n_dims == 2 ? rows : 1, 1, 1};
-    info.nbytes = rows * cols * esize;
-    info.offset = parts[0].storages[first.storage].offset + first.storage_offset * esize;
+    info.nbytes = checked_mul(checked_mul(rows, cols, kNoOffset, "'" + meta_name + "' elements"), esize, kNoOffset,
+                              "'" + meta_name + "' bytes");
+    info.offset = parts[0].data_offset(first);
     file.tensors.push_back(info);
   }
   if (auto it = params.find("use_scaled_rope"); it != params.end() && it->is_boolean() && it->get<bool>()) {

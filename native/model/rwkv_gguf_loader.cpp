@@ -103,6 +103,7 @@ void RwkvModel::load_gguf(const ModelFile& file, const WeightStore& store) {
   h.version = v7 ? RwkvVersion::V7 : RwkvVersion::V6;
   h.n_embd = required_uint(m, arch + ".embedding_length");
   h.n_layer = required_uint(m, arch + ".block_count");
+  check_block_count(file, "blk.", h.n_layer, arch + ".block_count");
   h.n_ffn = required_uint(m, arch + ".feed_forward_length");
   h.head_size = required_uint(m, arch + ".wkv.head_size");
   h.norm_eps = optional_float(m, arch + ".attention.layer_norm_epsilon", 1e-5f);

@@ -104,6 +104,20 @@ bool rwkv_quantizes(const TensorInfo& t) {
   return true;
 }
 
+void RwkvModel::check_directory(const ModelFile& file) {
+  const std::string arch = file.metadata.get_string("general.architecture").value_or("");
+  if (is_gguf_architecture(arch)) {
+    const uint32_t n_embd = required(file.metadata, arch + ".embedding_length");
+    check_block_count(file, "blk.", required(file.metadata, arch + ".block_count"), arch + ".block_count");
+    const TensorInfo& embd = directory_tensor(file, "token_embd.weight");
+    check_matrices(embd, "token_embd.weight", embd.ne[1], n_embd);
+    return;
+  }
+  const RwkvHParams h = read_hparams(file);
+  check_block_count(file, "blocks.", h.n_layer, "rwkv.block_count");
+  check_matrices(directory_tensor(file, "emb.weight"), "emb.weight", h.n_vocab, h.n_embd);
+}
+
 RwkvModel::RwkvModel(const ModelFile& file, const WeightStore& store) {
   if (is_gguf_architecture(file.metadata.get_string("general.architecture").value_or("")))
     load_gguf(file, store);
@@ -113,6 +127,7 @@ RwkvModel::RwkvModel(const ModelFile& file, const WeightStore& store) {
 
 void RwkvModel::load_bin(const ModelFile& file, const WeightStore& store) {
   hp_ = read_hparams(file);
+  check_block_count(file, "blocks.", hp_.n_layer, "rwkv.block_count");
   const uint64_t C = hp_.n_embd, F = hp_.n_ffn;
   const RwkvVersion ver = hp_.version;
   emb_ = matrix(store, "emb.weight", hp_.n_vocab, C);

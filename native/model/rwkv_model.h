@@ -75,6 +75,9 @@ class RwkvModel {
   const std::vector<float>& ln_out_b() const { return ln_out_b_; }
 
   static bool is_gguf_architecture(const std::string& arch) { return arch == "rwkv6" || arch == "rwkv7"; }
+  // Before any weight is loaded: the hyperparameters fit the directory (the
+  // blocks, the embedding's shape).
+  static void check_directory(const ModelFile& file);
 
  private:
   void load_bin(const ModelFile& file, const WeightStore& store);

@@ -104,14 +104,23 @@ class RwkvSequence final : public SequenceModel {
   bool evaluated_ = false;
 };
 
+bool is_rwkv(const ModelFile& file) {
+  const std::string arch = file.metadata.get_string("general.architecture").value_or("");
+  return arch == "rwkv" || RwkvModel::is_gguf_architecture(arch);
+}
+
 }  // namespace
 
 std::unique_ptr<SequenceModel> open_sequence_model(const ModelFile& file, const WeightStore& store, ThreadPool& pool,
                                                    const SequenceOptions& options) {
-  const std::string arch = file.metadata.get_string("general.architecture").value_or("");
-  if (arch == "rwkv" || RwkvModel::is_gguf_architecture(arch)) return std::make_unique<RwkvSequence>(file, store, pool, options);
+  if (is_rwkv(file)) return std::make_unique<RwkvSequence>(file, store, pool, options);
   // Every other architecture is a decoder row, or an Unsupported error listing them.
   return std::make_unique<DecoderSequence>(file, store, pool, options);
+}
+
+void check_model_directory(const ModelFile& file) {
+  if (is_rwkv(file)) RwkvModel::check_directory(file);
+  else DecoderModel::check_directory(file);
 }
 
 }  // namespace wasmlm

@@ -46,4 +46,11 @@ class SequenceModel {
 std::unique_ptr<SequenceModel> open_sequence_model(const ModelFile& file, const WeightStore& store, ThreadPool& pool,
                                                    const SequenceOptions& options);
 
+// What open_sequence_model refuses a file for, checked on its directory alone:
+// an architecture we do not run, hyperparameters that do not fit the tensors
+// (block count, heads, widths, vocabulary) or sane limits. A loader calls it
+// once the directory is complete, so that such a file is refused before its
+// weights are allocated.
+void check_model_directory(const ModelFile& file);
+
 }  // namespace wasmlm

@@ -7,6 +7,7 @@
 namespace wasmlm {
 
 constexpr int QK4_0 = 32, QK4_1 = 32, QK5_0 = 32, QK5_1 = 32, QK8_0 = 32, QK8_1 = 32, QK4_NL = 32;
+constexpr int QK_MXFP4 = 32;
 constexpr int QK_K = 256;
 constexpr int K_SCALE_SIZE = 12;
 
@@ -17,6 +18,14 @@ struct block_q5_1 { uint16_t d, m; uint8_t qh[4]; uint8_t qs[QK5_1 / 2]; };
 struct block_q8_0 { uint16_t d; int8_t qs[QK8_0]; };
 struct block_q8_1 { uint16_t d, s; int8_t qs[QK8_1]; };  // s = d * sum(qs)
 
+// static_cast<int8_t>(v) defined for every float: saturated, and 0 for NaN
+// (as wasm's saturating conversion gives). A quantizer's finite values are in
+// range; a non-finite weight or activation, which a hostile file can cause,
+// must not be undefined behaviour.
+inline int8_t to_int8_saturated(float v) {
+  return v >= 127.f ? 127 : v <= -128.f ? -128 : v == v ? static_cast<int8_t>(v) : 0;
+}
+
 struct block_q2_K { uint8_t scales[QK_K / 16]; uint8_t qs[QK_K / 4]; uint16_t d, dmin; };
 struct block_q3_K { uint8_t hmask[QK_K / 8]; uint8_t qs[QK_K / 4]; uint8_t scales[12]; uint16_t d; };
 struct block_q4_K { uint16_t d, dmin; uint8_t scales[K_SCALE_SIZE]; uint8_t qs[QK_K / 2]; };
@@ -26,6 +35,32 @@ struct block_q8_K { float d; int8_t qs[QK_K]; int16_t bsums[QK_K / 16]; };
 
 struct block_iq4_nl { uint16_t d; uint8_t qs[QK4_NL / 2]; };
 struct block_iq4_xs { uint16_t d; uint16_t scales_h; uint8_t scales_l[QK_K / 64]; uint8_t qs[QK_K / 2]; };
+
+// Ternary weights (BitNet b1.58, TriLMs): w = d * t, t in {-1, 0, 1}.
+// TQ1_0 packs 5 trits per qs byte and 4 per qh byte, base 3 (see tq1_0.cpp);
+// TQ2_0 stores t + 1 in 2 bits, 4 per byte.
+struct block_tq1_0 { uint8_t qs[(QK_K - 4 * QK_K / 64) / 5]; uint8_t qh[QK_K / 64]; uint16_t d; };
+struct block_tq2_0 { uint8_t qs[QK_K / 4]; uint16_t d; };
+
+// t + 1 for v = x / max|x| in [-1, 1]: round(v) with halves away from zero
+// (ggml's lroundf), written out so that a NaN weight gives 0, not undefined
+// behaviour.
+inline int ternary_plus_one(float v) { return v >= 0.5f ? 2 : v <= -0.5f ? 0 : 1; }
+
+// MXFP4: an E8M0 shared exponent and 32 E2M1 codes (see mxfp4.cpp).
+struct block_mxfp4 { uint8_t e; uint8_t qs[QK_MXFP4 / 2]; };
+
+// The E2M1 values of the 16 MXFP4 codes, doubled to integers (sign bit 3).
+constexpr int8_t kValuesMxfp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// 2^(e - 128): half the E8M0 scale e, pairing with the doubled levels.
+// e = 0 and 1 give the float subnormals 2^-128 and 2^-127.
+inline float e8m0_to_fp32_half(uint8_t e) {
+  const uint32_t bits = e < 2 ? 0x00200000u << e : static_cast<uint32_t>(e - 1) << 23;
+  float f;
+  __builtin_memcpy(&f, &bits, 4);
+  return f;
+}
 
 // The 16 non-uniform levels of IQ4_NL / IQ4_XS.
 constexpr int8_t kValuesIq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};

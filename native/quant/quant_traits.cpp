@@ -16,6 +16,7 @@ static_assert(sizeof(block_q4_0) == 18 && sizeof(block_q4_1) == 20 && sizeof(blo
 static_assert(sizeof(block_q2_K) == 84 && sizeof(block_q3_K) == 110 && sizeof(block_q4_K) == 144 &&
               sizeof(block_q5_K) == 176 && sizeof(block_q6_K) == 210 && sizeof(block_q8_K) == 292);
 static_assert(sizeof(block_iq4_nl) == 18 && sizeof(block_iq4_xs) == 136);
+static_assert(sizeof(block_tq1_0) == 54 && sizeof(block_tq2_0) == 66 && sizeof(block_mxfp4) == 17);
 
 #ifdef __wasm_simd128__
 #define DOT(f) f##_simd
@@ -42,6 +43,9 @@ QuantTraits make(GgmlType type) {
     case GgmlType::Q8_K: return {type, dequantize_row_q8_K, quantize_row_q8_K, nullptr, nullptr, GgmlType::Q8_K};
     case GgmlType::IQ4_NL: return {type, dequantize_row_iq4_nl, quantize_row_iq4_nl, DOT(vec_dot_iq4_nl_q8_0), vec_dot_iq4_nl_q8_0, GgmlType::Q8_0};
     case GgmlType::IQ4_XS: return {type, dequantize_row_iq4_xs, nullptr, DOT(vec_dot_iq4_xs_q8_K), vec_dot_iq4_xs_q8_K, GgmlType::Q8_K};
+    case GgmlType::TQ1_0: return {type, dequantize_row_tq1_0, quantize_row_tq1_0, DOT(vec_dot_tq1_0_q8_K), vec_dot_tq1_0_q8_K, GgmlType::Q8_K};
+    case GgmlType::TQ2_0: return {type, dequantize_row_tq2_0, quantize_row_tq2_0, DOT(vec_dot_tq2_0_q8_K), vec_dot_tq2_0_q8_K, GgmlType::Q8_K};
+    case GgmlType::MXFP4: return {type, dequantize_row_mxfp4, quantize_row_mxfp4, DOT(vec_dot_mxfp4_q8_0), vec_dot_mxfp4_q8_0, GgmlType::Q8_0};
     default: return {type, nullptr, nullptr, nullptr, nullptr, type};
   }
 }

@@ -51,6 +51,17 @@ inline float hsum_f32(v128_t v) {
   return wasm_f32x4_extract_lane(v, 0);
 }
 
+// The dot kernels of the float weight types keep their sums in f64, as their
+// scalar references (and so the native build) do: f32 accumulators lose
+// what cancels, which moved a tiny RWKV v5.1's FP16 logits past rwkv.cpp's
+// bound in wasm only. *lo and *hi (f64x2 each) += the 4 lanes of p, widened.
+inline void add_f64(v128_t p, v128_t* lo, v128_t* hi) {
+  *lo = wasm_f64x2_add(*lo, wasm_f64x2_promote_low_f32x4(p));
+  *hi = wasm_f64x2_add(*hi, wasm_f64x2_promote_low_f32x4(wasm_i64x2_shuffle(p, p, 1, 1)));
+}
+
+inline double hsum_f64(v128_t v) { return wasm_f64x2_extract_lane(v, 0) + wasm_f64x2_extract_lane(v, 1); }
+
 // Largest lane (pmax: lanes are never NaN-propagating).
 inline float hmax_f32(v128_t v) {
   v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));

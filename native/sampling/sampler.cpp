@@ -116,10 +116,19 @@ void Sampler::reset() {
 // ---------------------------------------------------------- the chain -----
 
 int32_t Sampler::sample(const float* logits) {
+  size_t non_finite = 0, first = 0;
   for (size_t i = 0; i < logits_.size(); ++i) {
     const float l = logits[i];
-    logits_[i] = std::isnan(l) ? -kInf : l;
+    if (!std::isfinite(l) && non_finite++ == 0) first = i;
+    logits_[i] = l;
   }
+  // A model's logits are finite; NaN or infinities mean broken weights or an
+  // overflow, which no sampling setting can make sense of.
+  if (non_finite)
+    fail(ErrorCode::BadFormat, kNoOffset,
+         "the model computed non-finite logits (" + std::to_string(non_finite) + " of " + std::to_string(logits_.size()) +
+             " are NaN or infinite, the first at token " + std::to_string(first) +
+             "): its weights hold NaN/Inf or its activations overflow");
   apply_bias_and_penalties();
 
   cand_.clear();

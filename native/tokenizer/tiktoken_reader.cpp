@@ -1,10 +1,11 @@
 #include "tokenizer/tiktoken_reader.h"
 
 #include <limits>
-#include <unordered_map>
+#include <string_view>
 
 #include "core/error.h"
 #include "tokenizer/text_lines.h"
+#include "tokenizer/tiktoken_merges.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/unicode.h"
 
@@ -14,8 +15,8 @@ namespace {
 
 // Special-token ids may not run further than this past the ranks.
 constexpr int64_t kMaxSpecialGap = 1 << 20;
-// Real tokens are at most a few hundred bytes; deriving a merge costs
-// O(length^2) lookups, so absurd lengths are refused.
+// Real tokens are at most a few hundred bytes; absurd lengths are refused
+// (a lookup that finds a token compares up to its length).
 constexpr size_t kMaxTokenBytes = 1024;
 
 int base64_value(char c) {
@@ -48,32 +49,10 @@ bool decode_base64(std::string_view s, std::string* out) {
   return !out->empty();
 }
 
-std::string gpt2_text(const std::string& bytes) {
+std::string gpt2_text(std::string_view bytes) {
   std::string s;
   for (char c : bytes) append_utf8(gpt2_byte_to_cpt(static_cast<uint8_t>(c)), &s);
   return s;
-}
-
-// tiktoken's BPE over the bytes of `token`, merging only pairs whose rank is
-// below `max_rank`: what is left is the pair whose merge makes the token.
-std::vector<std::string> bpe_parts(const std::unordered_map<std::string, int64_t>& ranks, const std::string& token,
-                                   int64_t max_rank) {
-  std::vector<std::string> parts;
-  for (char c : token) parts.emplace_back(1, c);
-  for (;;) {
-    size_t best = 0;
-    int64_t best_rank = -1;
-    for (size_t i = 0; i + 1 < parts.size(); ++i) {
-      auto it = ranks.find(parts[i] + parts[i + 1]);
-      if (it != ranks.end() && (best_rank < 0 || it->second < best_rank)) {
-        best = i;
-        best_rank = it->second;
-      }
-    }
-    if (best_rank < 0 || best_rank >= max_rank) return parts;
-    parts[best] += parts[best + 1];
-    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
-  }
 }
 
 }  // namespace
@@ -95,8 +74,11 @@ std::vector<SpecialToken> llama3_special_tokens(int32_t first_id) {
 VocabMetadata read_tiktoken(std::string_view text, const TiktokenOptions& options) {
   // Pass 1: the ranks, which must be 0, 1, 2... in order (every rank file
   // tiktoken ships is; the ranks are then the token ids).
-  std::vector<std::string> tokens;  // raw bytes, by rank
-  std::unordered_map<std::string, int64_t> ranks;
+  // Raw token bytes, by rank, in one buffer that `ranks` views (never
+  // reallocated: decoded bytes are fewer than the text's).
+  std::string arena;
+  arena.reserve(text.size());
+  TiktokenRanks ranks;
   std::string bytes;
   for_each_line(text, [&](std::string_view line, size_t start, size_t line_no) {
     const auto bad = [&](const std::string& why) {
@@ -113,34 +95,31 @@ VocabMetadata read_tiktoken(std::string_view text, const TiktokenOptions& option
       if (c < '0' || c > '9') bad("invalid rank");
       rank = rank * 10 + (c - '0');
     }
-    if (rank != static_cast<int64_t>(tokens.size()))
-      bad("rank " + std::to_string(rank) + " where " + std::to_string(tokens.size()) + " was expected");
-    if (!ranks.emplace(bytes, rank).second) bad("token repeats an earlier one");
-    tokens.push_back(bytes);
+    if (rank != static_cast<int64_t>(ranks.size()))
+      bad("rank " + std::to_string(rank) + " where " + std::to_string(ranks.size()) + " was expected");
+    const std::string_view token(arena.data() + arena.size(), bytes.size());
+    arena += bytes;
+    if (!ranks.add(token)) bad("token repeats an earlier one");
   });
-  if (tokens.empty()) fail(ErrorCode::BadFormat, 0, "tiktoken file has no ranks");
+  if (ranks.size() == 0) fail(ErrorCode::BadFormat, 0, "tiktoken file has no ranks");
 
   VocabMetadata v;
   v.model = "gpt2";
   v.pre = "llama-bpe";
-  v.tokens.reserve(tokens.size() + 256);
-  v.types.reserve(tokens.size() + 256);
-  for (size_t i = 0; i < tokens.size(); ++i) v.set_token(i, gpt2_text(tokens[i]), static_cast<int32_t>(TokenType::Normal));
+  v.tokens.reserve(ranks.size() + 256);
+  v.types.reserve(ranks.size() + 256);
+  for (size_t i = 0; i < ranks.size(); ++i) v.set_token(i, gpt2_text(ranks.token(i)), static_cast<int32_t>(TokenType::Normal));
 
   // Pass 2: the merge making each multi-byte token, in rank order.
-  for (size_t rank = 0; rank < tokens.size(); ++rank) {
-    if (tokens[rank].size() < 2) continue;
-    const std::vector<std::string> parts = bpe_parts(ranks, tokens[rank], static_cast<int64_t>(rank));
-    if (parts.size() != 2) continue;  // unreachable by merging: tiktoken never produces it either
-    v.merges.push_back(gpt2_text(parts[0]) + " " + gpt2_text(parts[1]));
-  }
+  for (size_t rank = 0; rank < ranks.size(); ++rank)
+    if (const auto merge = ranks.merge_of(rank)) v.merges.push_back(gpt2_text(merge->first) + " " + gpt2_text(merge->second));
 
   const std::vector<SpecialToken> specials =
       options.special_tokens.empty() && options.llama3_specials
-          ? llama3_special_tokens(static_cast<int32_t>(tokens.size()))
+          ? llama3_special_tokens(static_cast<int32_t>(ranks.size()))
           : options.special_tokens;
   for (const SpecialToken& s : specials) {
-    if (s.id < static_cast<int64_t>(tokens.size()) || s.id > static_cast<int64_t>(tokens.size()) + kMaxSpecialGap)
+    if (s.id < static_cast<int64_t>(ranks.size()) || s.id > static_cast<int64_t>(ranks.size()) + kMaxSpecialGap)
       fail(ErrorCode::TooLarge, kNoOffset,
            "special token " + s.text + " id " + std::to_string(s.id) + " is not just after the ranks");
     v.set_token(static_cast<size_t>(s.id), s.text, static_cast<int32_t>(TokenType::Control));

@@ -34,7 +34,7 @@ describe('chat templates render as transformers renders them', () => {
 
   test.each(reference.cases.filter((c) => 'error' in c).map((c) => [label(c), c]))('%s raises the template\'s exception', async (_, c) => {
     await expect(renderChat(reference.templates[c.family].template, c.messages, optionsFor(c)))
-      .rejects.toMatchObject({ name: 'WasmLMError', code: 'BAD_FORMAT', message: expect.stringContaining(c.error) });
+      .rejects.toMatchObject({ name: 'WasmLMError', code: 'TEMPLATE', message: expect.stringContaining(c.error) });
   });
 
   test('the recorded templates are the npm packages\' current ones', () => {

@@ -52,8 +52,8 @@ describe('inspect() errors without test data', () => {
     expect(error.code).toBe('ABORTED');
   });
 
-  test('an unusable input is a TypeError', async () => {
-    await expect(inspect(42)).rejects.toThrow(TypeError);
+  test('an unusable input is BAD_OPTION', async () => {
+    await expect(inspect(42)).rejects.toMatchObject({ name: 'WasmLMError', code: 'BAD_OPTION', message: expect.stringMatching(/the source must be/) });
   });
 });
 

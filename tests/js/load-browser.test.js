@@ -39,7 +39,7 @@ describeWithChromium('openModel in Chromium', () => {
   });
 
   /** Loads the model in the page; returns {logits (first 8), events, error}. */
-  const load = (options = {}) => page.evaluate(async ({ url, prompt, options }) => {
+  const load = (options = {}) => page.evaluate(async ({ url, prompt, options: { abortAt, ...options } }) => {
     const { openModel } = await import('/web/src/index.js');
     const events = [];
     const controller = new AbortController();
@@ -50,7 +50,7 @@ describeWithChromium('openModel in Chromium', () => {
         signal: controller.signal,
         onProgress: (e) => {
           events.push(e);
-          if (options.abortAt !== undefined && e.loaded >= options.abortAt) controller.abort();
+          if (abortAt !== undefined && e.loaded >= abortAt) controller.abort();
         },
       });
       const logits = Array.from(model.eval(prompt).slice(0, 8));

@@ -3,8 +3,10 @@
 // requests), never executing the pickle, equal to what torch itself reports.
 import { execFileSync, execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
-import { inspect, releaseWasmModules } from '../../web/src/index.js';
+import { inspect, loadWasmModule, releaseWasmModules } from '../../web/src/index.js';
 import { startServer } from '../../scripts/serve.js';
 import { describeWithTestdata, REPO_ROOT, TESTDATA, testdataPath } from './helpers/testdata.js';
 
@@ -99,6 +101,22 @@ describeWithTestdata('PyTorch checkpoints through inspect()', () => {
     expect(stdout).toContain('Meta LLaMA checkpoint');
     expect(stdout).toMatch(/Shards \(2\), tokenizer tokenizer\.model/);
     expect(stdout).toMatch(/1 +layers\.4\.feed_forward\.w2\.weight +BF16 +64 × 86/);
+  });
+
+  test('an 8 MB data.pkl (hostile/make_slow_ranges.py) is parsed once, not again after every 64 KB range', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmlm-slow-ranges-'));
+    try {
+      const file = path.join(dir, 'slow.pth');
+      execFileSync(TORCH_PYTHON, [testdataPath('hostile/make_slow_ranges.py'), '4000000', file], { stdio: 'ignore' });
+      await loadWasmModule();
+      const started = performance.now();
+      const result = await inspect(file);
+      // Parsing from the start after each of its 123 ranges took ~8 s here; once, ~0.3 s.
+      expect(performance.now() - started).toBeLessThan(3000);
+      expect(result.tensors).toEqual([expect.objectContaining({ name: 'w', dtype: 'F32', shape: [2, 2], stride: [2, 1], contiguous: true })]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('`wasmlm inspect --json` lists {name, dtype, shape, stride, storage, offset}; a broken file is a typed error', async () => {

@@ -9,7 +9,7 @@ import { describeWithTestdata, REPO_ROOT, testdataPath } from './helpers/testdat
 const run = promisify(execFile);
 
 const REFERENCES = ['llama/stories260K/reference/dequant-reference.json', 'synth-kq/reference/dequant-reference.json'];
-// Files covering every type the kernels dequantize (F16, BF16, Q4_0..Q8_0, K-quants, IQ4).
+// Files covering every type the kernels dequantize (F16, BF16, Q4_0..Q8_0, K-quants, IQ4, TQ).
 const FILES = {
   'stories260K-lq-BF16.gguf': 'llama/stories260K/derived/',
   'stories260K-lq-Q3_K_M.gguf': 'llama/stories260K/derived/',
@@ -21,6 +21,8 @@ const FILES = {
   'synth-kq-Q5_K_S.gguf': 'synth-kq/',
   'synth-kq-pure-IQ4_XS.gguf': 'synth-kq/',
   'synth-kq-pure-IQ4_NL.gguf': 'synth-kq/',
+  'synth-kq-pure-TQ1_0.gguf': 'synth-kq/',
+  'synth-kq-pure-TQ2_0.gguf': 'synth-kq/',
   'synth-kq-Q8_0.gguf': 'synth-kq/',
 };
 

@@ -123,6 +123,8 @@ TEST(LlamaForward, ReferenceModelsMatchLlamaCppWithTheDefaultF16KvCache) {
       {K + "synth-kq-pure-Q5_1.gguf", K + "reference/synth-kq-pure-Q5_1.logits.f32", 1e-3},
       {K + "synth-kq-pure-IQ4_NL.gguf", K + "reference/synth-kq-pure-IQ4_NL.logits.f32", 1e-3},
       {K + "synth-kq-pure-IQ4_XS.gguf", K + "reference/synth-kq-pure-IQ4_XS.logits.f32", 1e-3},
+      {K + "synth-kq-pure-TQ1_0.gguf", K + "reference/synth-kq-pure-TQ1_0.logits.f32", 1e-3},  // 6e-8
+      {K + "synth-kq-pure-TQ2_0.gguf", K + "reference/synth-kq-pure-TQ2_0.logits.f32", 1e-3},  // 6e-8
   };
   for (const Case& cs : cases) {
     if (!fs::exists(wasmlm_test::testdata_dir() + "/" + cs.ref)) continue;
@@ -170,7 +172,7 @@ TEST(LlamaForward, ContextOverflowAndBadTokensAreTypedErrors) {
 TEST(LlamaForward, BatchedPromptGivesTheSameLogitsAsTokenByToken) {
   WASMLM_REQUIRE_TESTDATA();
   for (const char* file : {"synth-kq/synth-kq-Q4_K_M.gguf", "synth-kq/synth-kq-pure-Q4_0.gguf",
-                           "llama/stories260K/stories260K.gguf"}) {
+                           "synth-kq/synth-kq-pure-TQ1_0.gguf", "llama/stories260K/stories260K.gguf"}) {
     SCOPED_TRACE(file);
     auto m = wasmlm_test::load_model(file);
     DecoderModel model(m->file, m->store);

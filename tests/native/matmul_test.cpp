@@ -45,7 +45,8 @@ Fixture make(GgmlType type, int64_t cols, int64_t rows, uint32_t seed) {
 
 TEST(Matmul, MatvecAndMatmulMatchPerRowDotsForEveryThreadCount) {
   for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K,
-                        GgmlType::IQ4_NL, GgmlType::Q5_1}) {
+                        GgmlType::IQ4_NL, GgmlType::Q5_1, GgmlType::TQ1_0, GgmlType::TQ2_0,
+                        GgmlType::MXFP4}) {
     Fixture f = make(type, 512, 200, 7);
     const int64_t n_tokens = 13;
     std::mt19937 rng(3);

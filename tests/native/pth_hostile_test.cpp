@@ -17,6 +17,7 @@
 #include "format/pth_tensor_names.h"
 #include "format/pth_tensor_values.h"
 #include "format/pth_unpickler.h"
+#include "pth_test_pickle.h"
 #include "pth_test_zip.h"
 #include "testdata.h"
 
@@ -24,40 +25,6 @@ namespace wasmlm_test {
 namespace {
 
 using wasmlm::ErrorCode;
-
-const std::string kProto2("\x80\x02", 2);
-
-// A string literal with its NUL bytes.
-template <size_t N>
-std::string B(const char (&s)[N]) {
-  return std::string(s, N - 1);
-}
-
-std::string u32le(uint32_t v) { return std::string{char(v), char(v >> 8), char(v >> 16), char(v >> 24)}; }
-std::string str(const std::string& s) { return "X" + u32le(static_cast<uint32_t>(s.size())) + s; }  // BINUNICODE
-std::string int1(uint8_t v) { return std::string("K") + char(v); }
-
-// A pickle of {"w": _rebuild_tensor_v2(<FloatStorage key "0", numel>, 0, size, stride, False, OrderedDict())}
-// with size and stride given as pickled tuples.
-std::string tensor_pickle(uint8_t numel, const std::string& size, const std::string& stride) {
-  return kProto2 + "}(" + str("w") + "ctorch._utils\n_rebuild_tensor_v2\n(" + "(" + str("storage") +
-         "ctorch\nFloatStorage\n" + str("0") + str("cpu") + int1(numel) + "tQ" + int1(0) + size + stride + "\x89" +
-         "ccollections\nOrderedDict\n)Rt" + "R" + "u.";
-}
-
-// A (rows, cols) row-major tensor.
-std::string tensor_pickle(uint8_t numel, uint8_t rows, uint8_t cols) {
-  return tensor_pickle(numel, int1(rows) + int1(cols) + "\x86", int1(cols) + int1(1) + "\x86");
-}
-
-std::string floats(size_t n) {
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    float f = static_cast<float>(i) * 0.5f - 1.0f;
-    s.append(reinterpret_cast<const char*>(&f), 4);
-  }
-  return s;
-}
 
 std::optional<wasmlm::Error> unpickle_error(const std::string& pkl) {
   wasmlm::ReadAt r = wasmlm::read_from_memory(reinterpret_cast<const uint8_t*>(pkl.data()), pkl.size());
@@ -242,7 +209,7 @@ TEST(PthTensors, ATensorReachingPastItsStorageIsBadFormat) {
 TEST(PthTensors, ZeroStridesCannotMakeATensorOfMoreThan2To63Elements) {
   std::string big = "J" + u32le(0x7fffffff);
   std::string pkl = tensor_pickle(1, big + big + big + "\x87", int1(0) + int1(0) + int1(0) + "\x87");
-  expect_pickle_error(pkl, ErrorCode::BadFormat, pkl.size() - 3, "more than 2^63 elements");
+  expect_pickle_error(pkl, ErrorCode::TooLarge, pkl.size() - 3, "element count of a tensor overflows");
 }
 
 TEST(PthTensors, AMissingOrShortStorageEntryIsBadFormat) {
@@ -320,6 +287,38 @@ TEST(PthHostile, LegacyKeysListNamingAnUnknownStorageIsBadFormat) {
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->code(), ErrorCode::BadFormat) << e->what();
   EXPECT_NE(e->detail().find("is listed but no tensor uses it"), std::string::npos) << e->what();
+}
+
+// ------------------------------------------------------ testdata/hostile ----
+
+TEST(PthHostile, AnEmptyTensorOfShape0x2p62x2p62IsEmptyAndContiguous) {
+  WASMLM_REQUIRE_TESTDATA();
+  const std::vector<uint8_t> bytes = read_file(testdata_dir() + "/hostile/pth-empty-tensor-contiguous-overflow.pth");
+  const wasmlm::PthCheckpoint ck = wasmlm::read_pth_checkpoint(bytes.data(), bytes.size());
+  ASSERT_EQ(ck.tensors.size(), 1u);
+  const wasmlm::PthTensor& t = ck.tensors[0];
+  EXPECT_EQ(t.shape, (std::vector<int64_t>{0, int64_t(1) << 62, int64_t(1) << 62}));
+  EXPECT_EQ(t.numel(), 0u);
+  EXPECT_EQ(t.nbytes(), 0u);
+  EXPECT_TRUE(t.contiguous());
+  EXPECT_EQ(ck.data_offset(t), ck.storages[t.storage].offset);
+  EXPECT_TRUE(wasmlm::read_pth_tensor_as_float(ck, t, wasmlm::read_from_memory(bytes.data(), bytes.size())).empty());
+}
+
+TEST(PthHostile, ZeroStrideTensorsOfMoreThan2p63BytesAreTooLarge) {
+  WASMLM_REQUIRE_TESTDATA();
+  const struct {
+    const char* file;
+    const char* elements;
+  } cases[] = {{"pth-zero-stride-2p31x2p31.pth", "4611686018427387904"}, {"pth-zero-stride-2p63m1.pth", "9223372036854775807"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.file);
+    auto e = checkpoint_error(read_file(testdata_dir() + "/hostile/" + c.file));
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->code(), ErrorCode::TooLarge) << e->what();
+    EXPECT_NE(e->detail().find(std::string("tensor of ") + c.elements + " F32 elements: more than 2^63 bytes"), std::string::npos)
+        << e->what();
+  }
 }
 
 TEST(PthHostile, UnknownBytesAreBadFormat) {

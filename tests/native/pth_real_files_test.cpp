@@ -14,6 +14,10 @@
 
 #include <unistd.h>
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -84,18 +88,42 @@ std::vector<std::string> pytorch_files() {
   return files;
 }
 
+#ifdef __EMSCRIPTEN__
+// Runs a shell command with Node's child_process, its output into a file; 0 if it succeeded.
+EM_JS(int, run_shell_to_file, (const char* cmd, const char* out_path), {
+  let out;
+  let status = 0;
+  try {
+    out = require('child_process').execSync(UTF8ToString(cmd), { encoding: 'latin1', maxBuffer: 1 << 30 });
+  } catch (e) {
+    out = String(e.stdout || e.message);
+    status = 1;
+  }
+  require('fs').writeFileSync(UTF8ToString(out_path), out, 'latin1');
+  return status;
+});
+#endif
+
 // Runs a Python script with Debian's torch; its stdout, or nullopt (with `why`).
 std::optional<std::string> run_torch(const std::string& script, const std::vector<std::string>& args, std::string& why) {
   if (!fs::exists("/usr/bin/python3")) return why = "/usr/bin/python3 is missing", std::nullopt;
   std::string cmd = "/usr/bin/python3 -c '" + script + "'";
   for (const auto& a : args) cmd += " '" + a + "'";
   cmd += " 2>&1";
+  std::string out;
+#ifdef __EMSCRIPTEN__
+  // wasm has no popen: Node runs it, its output comes back through a file (NODERAWFS).
+  const std::string out_path = fs::temp_directory_path() / ("wasmlm-torch-" + std::to_string(getpid()) + ".out");
+  const int status = run_shell_to_file(cmd.c_str(), out_path.c_str());
+  out = read_text(out_path);
+  fs::remove(out_path);
+#else
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return why = "cannot run /usr/bin/python3", std::nullopt;
-  std::string out;
   char buf[1 << 16];
   for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  int status = pclose(p);
+  const int status = pclose(p);
+#endif
   if (status != 0) return why = "torch failed (is python3-torch installed?): " + out.substr(0, 800), std::nullopt;
   return out;
 }

@@ -66,7 +66,8 @@ TEST(QuantizeReference, RequantizingTheF32ModelReproducesLlamaQuantizeOutput) {
   std::map<std::string, int> per_type;
   Loaded synth = load(testdata() / "synth-kq/synth-kq-F32.gguf");
   for (const char* name : {"synth-kq-pure-Q4_0", "synth-kq-pure-Q4_1", "synth-kq-pure-Q5_0", "synth-kq-pure-Q5_1",
-                           "synth-kq-pure-Q4_K", "synth-kq-pure-Q5_K", "synth-kq-pure-IQ4_NL", "synth-kq-Q6_K",
+                           "synth-kq-pure-Q4_K", "synth-kq-pure-Q5_K", "synth-kq-pure-IQ4_NL", "synth-kq-pure-TQ1_0",
+                           "synth-kq-pure-TQ2_0", "synth-kq-Q6_K",
                            "synth-kq-Q8_0", "synth-kq-F16", "synth-kq-BF16"}) {
     SCOPED_TRACE(name);
     EXPECT_GT(compare_requantized(synth, load(testdata() / "synth-kq" / (std::string(name) + ".gguf")), per_type), 0);
@@ -79,7 +80,7 @@ TEST(QuantizeReference, RequantizingTheF32ModelReproducesLlamaQuantizeOutput) {
     SCOPED_TRACE(name);
     compare_requantized(stories, load(p), per_type);
   }
-  for (const char* type : {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q4_K", "Q5_K", "Q6_K", "IQ4_NL", "F16", "BF16"})
+  for (const char* type : {"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q4_K", "Q5_K", "Q6_K", "IQ4_NL", "TQ1_0", "TQ2_0", "F16", "BF16"})
     EXPECT_GT(per_type[type], 0) << type << " was not compared";
   for (auto& [type, n] : per_type) std::printf("  %s: %d tensors bit-exact\n", type.c_str(), n);
 }

@@ -151,8 +151,9 @@ TEST(Sampler, GreedyIsTheArgmaxAfterBiasAndPenalties) {
 TEST(Sampler, GreedyWithEveryTokenBannedFails) {
   SamplingParams p;
   p.temperature = 0.0f;
+  p.logit_bias = {{0, -kInf}, {1, -kInf}};
   Sampler s(2, p);
-  const std::vector<float> logits = {-kInf, std::nanf("")};
+  const std::vector<float> logits = {1.0f, 2.0f};
   try {
     s.sample(logits.data());
     FAIL() << "expected an error";
@@ -214,10 +215,23 @@ TEST(Sampler, SamplingWithEveryTokenBannedFails) {
   EXPECT_THROW(s.sample(logits.data()), wasmlm::Error);
 }
 
-TEST(Sampler, NanLogitsAreNeverDrawn) {
-  Sampler s(3, plain());
-  const std::vector<float> logits = {std::nanf(""), 0.0f, 0.0f};
-  for (int i = 0; i < 500; ++i) ASSERT_NE(s.sample(logits.data()), 0);
+TEST(Sampler, NonFiniteLogitsAreATypedErrorThatSaysSo) {
+  for (const float bad : {std::nanf(""), kInf, -kInf}) {
+    for (const float temperature : {0.0f, 0.8f}) {
+      SamplingParams p = plain();
+      p.temperature = temperature;
+      Sampler s(3, p);
+      const std::vector<float> logits = {0.0f, bad, 1.0f};
+      try {
+        s.sample(logits.data());
+        FAIL() << "expected an error for " << bad;
+      } catch (const wasmlm::Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::BadFormat);
+        EXPECT_NE(std::string(e.what()).find("non-finite logits (1 of 3"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("first at token 1"), std::string::npos) << e.what();
+      }
+    }
+  }
 }
 
 TEST(Sampler, TokensOutsideTheVocabularyAreRejected) {

@@ -100,6 +100,6 @@ TEST(VecDot, RealLlamaCppRowsOfEveryWeightTypeMatchDequantizedDot) {
     }
   }
   for (const char* type : {"F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K",
-                           "Q6_K", "IQ4_NL", "IQ4_XS"})
+                           "Q6_K", "IQ4_NL", "IQ4_XS", "TQ1_0", "TQ2_0"})
     EXPECT_TRUE(covered.count(type)) << type;
 }

@@ -1,8 +1,9 @@
 // LLaMA inference in wasm: the SIMD code (activation quantizers, attention
 // over the transposed, F16->f32 converted KV cache) against the scalar
-// reference path, on a model whose SIMD matrix kernels are integer-exact
-// (Q4_K / Q6_K): the same logits to the bit. And a batched prompt gives the
-// same logits as token by token, with 1 and 2 threads (when built with them).
+// reference path, on models whose SIMD matrix kernels are integer-exact
+// (Q4_K / Q6_K, TQ1_0, TQ2_0): the same logits to the bit. And a batched
+// prompt gives the same logits as token by token, with 1 and 2 threads (when
+// built with them).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -43,29 +44,34 @@ std::vector<int32_t> prompt(int n) {
 }  // namespace
 
 TEST(LlamaSimd, SameLogitsAsScalarReference) {
-  auto m = load("synth-kq/synth-kq-pure-Q4_K.gguf");
-  if (!m) GTEST_SKIP() << "../shared/testdata missing";
-  DecoderModel model(*m->file, m->store);
-  const uint32_t n_vocab = model.hparams().n_vocab;
-  for (KvCacheType kv : {KvCacheType::F16, KvCacheType::F32}) {
-    ThreadPool pool(1);
-    DecoderContext best(model, 128, pool, kv, KernelChoice::Best), ref(model, 128, pool, kv, KernelChoice::Reference);
-    const std::vector<int32_t> p = prompt(45);  // batched, then single tokens at odd positions
-    const float* la = best.eval(p.data(), static_cast<int>(p.size()));
-    std::vector<float> got(la, la + n_vocab);
-    const float* lb = ref.eval(p.data(), static_cast<int>(p.size()));
-    EXPECT_TRUE(std::equal(got.begin(), got.end(), lb)) << (kv == KvCacheType::F16 ? "f16" : "f32");
-    for (int32_t next : {42, 7, 300}) {
-      la = best.eval(&next, 1);
-      got.assign(la, la + n_vocab);
-      lb = ref.eval(&next, 1);
-      EXPECT_TRUE(std::equal(got.begin(), got.end(), lb)) << "next " << next;
+  for (const char* file : {"synth-kq/synth-kq-pure-Q4_K.gguf", "synth-kq/synth-kq-pure-TQ1_0.gguf",
+                           "synth-kq/synth-kq-pure-TQ2_0.gguf"}) {
+    SCOPED_TRACE(file);
+    auto m = load(file);
+    if (!m) GTEST_SKIP() << "../shared/testdata missing";
+    DecoderModel model(*m->file, m->store);
+    const uint32_t n_vocab = model.hparams().n_vocab;
+    for (KvCacheType kv : {KvCacheType::F16, KvCacheType::F32}) {
+      ThreadPool pool(1);
+      DecoderContext best(model, 128, pool, kv, KernelChoice::Best), ref(model, 128, pool, kv, KernelChoice::Reference);
+      const std::vector<int32_t> p = prompt(45);  // batched, then single tokens at odd positions
+      const float* la = best.eval(p.data(), static_cast<int>(p.size()));
+      std::vector<float> got(la, la + n_vocab);
+      const float* lb = ref.eval(p.data(), static_cast<int>(p.size()));
+      EXPECT_TRUE(std::equal(got.begin(), got.end(), lb)) << (kv == KvCacheType::F16 ? "f16" : "f32");
+      for (int32_t next : {42, 7, 300}) {
+        la = best.eval(&next, 1);
+        got.assign(la, la + n_vocab);
+        lb = ref.eval(&next, 1);
+        EXPECT_TRUE(std::equal(got.begin(), got.end(), lb)) << "next " << next;
+      }
     }
   }
 }
 
 TEST(LlamaSimd, BatchedPromptGivesTheSameLogitsAsTokenByToken) {
-  for (const char* file : {"synth-kq/synth-kq-pure-Q4_0.gguf", "llama/stories260K/stories260K.gguf"}) {
+  for (const char* file : {"synth-kq/synth-kq-pure-Q4_0.gguf", "synth-kq/synth-kq-pure-TQ1_0.gguf",
+                           "synth-kq/synth-kq-pure-TQ2_0.gguf", "llama/stories260K/stories260K.gguf"}) {
     SCOPED_TRACE(file);
     auto m = load(file);
     if (!m) GTEST_SKIP() << "../shared/testdata missing";

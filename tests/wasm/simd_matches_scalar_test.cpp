@@ -1,5 +1,5 @@
 // Every SIMD-128 vec_dot against its scalar reference, on random data:
-// K-quants and IQ4_XS accumulate integers exactly as the scalar code and must
+// K-quants, IQ4_XS and the ternary types accumulate integers exactly as the scalar code and must
 // agree to the bit; the others reorder float sums and agree within 1e-5.
 #include <gtest/gtest.h>
 
@@ -38,7 +38,7 @@ std::vector<uint8_t> random_weights(GgmlType type, int64_t n, std::mt19937& rng)
     return w;
   }
   for (auto& b : w) b = static_cast<uint8_t>(rng());
-  // Q2_K: d, dmin at 80; Q3_K: d at 108; IQ4_XS: d at 0.
+  // Q2_K: d, dmin at 80; Q3_K: d at 108; IQ4_XS: d at 0; TQ1_0: d at 52; TQ2_0: d at 64.
   auto set_half = [&](size_t at) {
     std::uniform_real_distribution<float> d(-0.05f, 0.05f);
     uint16_t h = fp32_to_fp16(d(rng));
@@ -49,6 +49,8 @@ std::vector<uint8_t> random_weights(GgmlType type, int64_t n, std::mt19937& rng)
     if (type == GgmlType::Q2_K) { set_half(base + 80); set_half(base + 82); }
     if (type == GgmlType::Q3_K) set_half(base + 108);
     if (type == GgmlType::IQ4_XS) set_half(base + 0);
+    if (type == GgmlType::TQ1_0) set_half(base + 52);
+    if (type == GgmlType::TQ2_0) set_half(base + 64);
   }
   return w;
 }
@@ -56,7 +58,7 @@ std::vector<uint8_t> random_weights(GgmlType type, int64_t n, std::mt19937& rng)
 bool integer_exact(GgmlType type) {
   switch (type) {
     case GgmlType::Q2_K: case GgmlType::Q3_K: case GgmlType::Q4_K: case GgmlType::Q5_K: case GgmlType::Q6_K:
-    case GgmlType::IQ4_XS:
+    case GgmlType::IQ4_XS: case GgmlType::TQ1_0: case GgmlType::TQ2_0:
       return true;
     default:
       return false;
@@ -155,7 +157,7 @@ TEST(SimdKernels, EveryVecDotMatchesItsScalarReference) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 15);
+  EXPECT_EQ(checked, 18);
 }
 
 // The SIMD activation quantizers give the reference quantizers' bytes,

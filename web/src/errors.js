@@ -2,10 +2,15 @@
 // cancellation. `code` says what went wrong, `offset` where in the file
 // (a byte offset, or null when the error is not tied to a position).
 
-/** Codes from the wasm core, plus IO (a source could not be read). */
+/**
+ * Codes from the wasm core, plus the package's own: IO (a source could not
+ * be read), BAD_OPTION (an argument or option of a call is not valid),
+ * TEMPLATE (a chat template failed or exceeded its budget), BUSY (the model
+ * is in use by another call), DISPOSED (the model was disposed).
+ */
 export const ERROR_CODES = Object.freeze([
   'TRUNCATED', 'BAD_FORMAT', 'UNSUPPORTED', 'TOO_LARGE', 'REFUSED',
-  'OUT_OF_MEMORY', 'ABORTED', 'INTERNAL', 'IO',
+  'OUT_OF_MEMORY', 'ABORTED', 'INTERNAL', 'IO', 'BAD_OPTION', 'TEMPLATE', 'BUSY', 'DISPOSED',
 ]);
 
 export class WasmLMError extends Error {
@@ -43,4 +48,23 @@ export function abortedError(signal) {
 
 export function throwIfAborted(signal) {
   if (signal?.aborted) throw abortedError(signal);
+}
+
+export function disposedError() {
+  return new WasmLMError('DISPOSED', 'the model was disposed');
+}
+
+/** A BAD_OPTION error naming the option and the value it got. */
+export function badOption(name, expected, value) {
+  return new WasmLMError('BAD_OPTION', `${name} must be ${expected} (got ${describeValue(value)})`);
+}
+
+function describeValue(value) {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'symbol') return String(value);
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (value === null || typeof value !== 'object') return String(value);
+  return `an object (${Object.prototype.toString.call(value).slice(8, -1)})`;
 }

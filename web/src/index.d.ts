@@ -11,7 +11,11 @@ export type ErrorCode =
   | 'OUT_OF_MEMORY'
   | 'ABORTED'       // the caller's AbortSignal fired
   | 'INTERNAL'      // a bug in wasmlm
-  | 'IO';           // the source could not be read (network, file system, HTTP status)
+  | 'IO'            // the source could not be read (network, file system, HTTP status, a stalled read)
+  | 'BAD_OPTION'    // an argument or option of a call is not valid (the message names it)
+  | 'TEMPLATE'      // the chat template does not parse, fails, or exceeds its step/output budget
+  | 'BUSY'          // a ModelSession (openModel) is generating: another call must wait for it to end
+  | 'DISPOSED';     // the model was disposed (pending calls, and calls after dispose())
 
 export const ERROR_CODES: readonly ErrorCode[];
 
@@ -67,6 +71,12 @@ export interface SourceOptions {
   signal?: AbortSignal;
   /** Used for URLs instead of the global fetch. */
   fetch?: typeof fetch;
+  /**
+   * URLs: milliseconds without any bytes (headers or body) before a request
+   * fails with IO; a model download is then resumed with a Range request
+   * while `retries` last. Default 60000; Infinity: no limit.
+   */
+  readTimeout?: number;
 }
 
 /**
@@ -492,7 +502,12 @@ export interface OpenTokenizerOptions extends InspectOptions {
  */
 export function openTokenizer(input: InspectInput, options?: OpenTokenizerOptions): Promise<Tokenizer>;
 
-/** A loaded model (LLaMA family with its KV cache, or RWKV with its recurrent state): one sequence. */
+/**
+ * A loaded model (LLaMA family with its KV cache, or RWKV with its recurrent
+ * state): one sequence. Its methods are synchronous: while a generate() holds
+ * it (until it ends, is broken out of or aborted), every other call, another
+ * generation included, throws BUSY. Bad arguments throw BAD_OPTION.
+ */
 export interface ModelSession {
   /** The model's tokenizer. */
   readonly tokenizer: Tokenizer;
@@ -534,20 +549,29 @@ export interface ModelSession {
   readonly tokens: number[];
   /** The context (KV cache, last logits, ids), to restore with loadState(). */
   saveState(): ModelState;
-  /** Restores a saveState() of the same model and KV cache type. Throws WasmLMError. */
+  /**
+   * Restores a saveState() of the same model and KV cache type. A state of
+   * another model, an altered or cut blob, a token list that disagrees with it
+   * (BAD_FORMAT / TRUNCATED) or one longer than the context (TOO_LARGE) leaves
+   * the session as it was.
+   */
   loadState(state: ModelState): void;
+  /** Frees the model; later calls throw DISPOSED. */
   dispose(): void;
 }
 
 /** A saved context: structured-cloneable (postMessage, IndexedDB). */
 export interface ModelState {
-  format: 'wasmlm-state-1';
+  format: 'wasmlm-state-2';
   tokens: number[];
   kv: Uint8Array;
 }
 
 export interface GenerateOptions extends SamplingOptions {
-  /** Tokens to generate at most (default 256); the context length also ends generation. */
+  /**
+   * Tokens to generate at most: a non-negative integer (default 256; 0
+   * evaluates the prompt only) or Infinity; the context length also ends generation.
+   */
   maxTokens?: number;
   /** Generation ends before the first of these strings; it is not shown. */
   stop?: string | string[];
@@ -593,10 +617,10 @@ export interface SamplingOptions {
   presencePenalty?: number;
   frequencyPenalty?: number;
   penaltyLastN?: number;
-  /** Default: random. */
-  seed?: number;
-  /** [token, bias] pairs added to the logits first; -Infinity bans a token. */
-  logitBias?: Array<[number, number]>;
+  /** An integer in [0, 2^53) or a BigInt in [0, 2^64). Default: random. */
+  seed?: number | bigint;
+  /** Added to the logits first, per token id: [id, bias] pairs, a Map or an object {id: bias}; -Infinity bans a token. */
+  logitBias?: Array<[number, number]> | Map<number, number> | Record<number, number>;
 }
 
 /**
@@ -654,7 +678,12 @@ export interface LanguageModelInfo {
   nVocab: number;
 }
 
-/** A model running in its own Web Worker (worker_thread in Node). Every method crosses to the worker. */
+/**
+ * A model running in its own Web Worker (worker_thread in Node). Every method
+ * crosses to the worker; calls run one at a time in the order they were made
+ * (each gives what it gives alone). An aborted signal rejects a call with
+ * ABORTED at once; bad arguments reject with BAD_OPTION before anything runs.
+ */
 export declare class LanguageModel {
   readonly info: LanguageModelInfo;
   /**
@@ -679,7 +708,11 @@ export declare class LanguageModel {
   /** The context (KV cache, last logits, ids): generate() then reuses it as a prompt prefix. */
   saveState(): Promise<ModelState>;
   loadState(state: ModelState): Promise<void>;
-  /** Frees the model and ends the worker. */
+  /**
+   * Frees the model and ends the worker: pending calls reject with DISPOSED,
+   * and so do later ones; a worker stuck in a long step is ended after 1 s;
+   * a second dispose() resolves.
+   */
   dispose(): Promise<void>;
 }
 

@@ -12,16 +12,16 @@ import { fileNameOf, findCheckpoint, readParams } from './model/checkpoint-files
 /**
  * @param {unknown} input URL, path, file: URL, Blob/File, ArrayBuffer, typed array, Response, ReadableStream or ByteSource;
  *   or a Meta checkpoint: its folder (a Node path) or its files (params.json, consolidated.NN.pth, ...)
- * @param {{signal?: AbortSignal, fetch?: typeof fetch, wasm?: object}} [options]
+ * @param {{signal?: AbortSignal, fetch?: typeof fetch, readTimeout?: number, wasm?: object}} [options]
  */
-export async function inspect(input, { signal, fetch, wasm } = {}) {
+export async function inspect(input, { signal, fetch, readTimeout, wasm } = {}) {
   throwIfAborted(signal);
   const module = wasm ?? (await loadWasmModule());
   let source;
   try {
     const checkpoint = await findCheckpoint(input);
-    if (checkpoint) return await inspectCheckpoint(module, checkpoint, { signal, fetch });
-    source = await openByteSource(input, { signal, fetch });
+    if (checkpoint) return await inspectCheckpoint(module, checkpoint, { signal, fetch, readTimeout });
+    source = await openByteSource(input, { signal, fetch, readTimeout });
     if (typeof source.read === 'function' && source.size >= 8 && looksLikePth(await source.read(0, 8))) {
       return summarizePth(await readPthDirectory(module, source, { signal }));
     }
@@ -43,7 +43,7 @@ export async function inspect(input, { signal, fetch, wasm } = {}) {
  * A Meta checkpoint folder: params.json and every shard's tensors (each
  * with its shard's index), read by ranges, no tensor data.
  */
-async function inspectCheckpoint(wasm, checkpoint, { signal, fetch }) {
+async function inspectCheckpoint(wasm, checkpoint, { signal, fetch, readTimeout }) {
   const text = await readParams(checkpoint.params, { signal, fetch });
   let params;
   try {
@@ -55,7 +55,7 @@ async function inspectCheckpoint(wasm, checkpoint, { signal, fetch }) {
   const tensors = [];
   let storageCount = 0;
   for (const [k, shard] of checkpoint.shards.entries()) {
-    const source = await openByteSource(shard, { signal, fetch });
+    const source = await openByteSource(shard, { signal, fetch, readTimeout });
     try {
       const directory = await readPthDirectory(wasm, source, { signal });
       shards.push({ name: fileNameOf(shard), format: directory.format, pickleProtocol: directory.pickleProtocol,

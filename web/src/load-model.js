@@ -1,7 +1,11 @@
 // loadModel(): a model running in its own Web Worker (a worker_thread in
 // Node), so the page never blocks. Requests cross as messages; generated
 // text comes back piece by piece through async iterators.
-import { WasmLMError, abortedError, throwIfAborted } from './errors.js';
+import { WasmLMError, abortedError, disposedError, throwIfAborted } from './errors.js';
+import { checkGenerateOptions, checkMessages, checkModelOptions, checkPrompt, checkText, checkTokenIds } from './options.js';
+
+/** How long dispose() waits for the worker to free the model before it ends the worker anyway. */
+const DISPOSE_GRACE_MS = 1000;
 
 const isNode = typeof process === 'object' && process.versions?.node != null && typeof window === 'undefined'
   && typeof self === 'undefined';
@@ -10,7 +14,8 @@ const isNode = typeof process === 'object' && process.versions?.node != null && 
  * @param {string|URL|Blob|ArrayBuffer|ArrayBufferView|Array<string|URL|Blob>} source a model file, or a split GGUF's shards
  * @param {{threads?: number|'auto', contextLength?: number, kvCache?: 'f16'|'f32', onProgress?: Function, signal?: AbortSignal}} [options]
  */
-export async function loadModel(source, { threads = 'auto', contextLength = 2048, kvCache = 'f16', onProgress, signal, ...rest } = {}) {
+export async function loadModel(source, options = {}) {
+  const { threads, onProgress, signal, ...rest } = checkModelOptions(options, { worker: true });
   throwIfAborted(signal);
   const port = await startWorker();
   const transfer = [];
@@ -20,13 +25,13 @@ export async function loadModel(source, { threads = 'auto', contextLength = 2048
     payload = new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength).slice().buffer;
   }
   if (payload instanceof ArrayBuffer) transfer.push(payload);
-  const options = { ...rest, threads: resolveThreads(threads), contextLength, kvCache };
+  const workerOptions = { ...rest, threads: resolveThreads(threads) };
   // A path, URL or Blob can be read again if the worker has to be restarted; transferred bytes cannot.
-  const lm = new LanguageModel(port, transfer.length ? null : { source: payload, options });
+  const lm = new LanguageModel(port, transfer.length ? null : { source: payload, options: workerOptions });
   try {
-    lm.info = await lm._request('load', { source: payload, options }, { signal, onProgress, transfer });
+    lm.info = await lm._request('load', { source: payload, options: workerOptions }, { signal, onProgress, transfer });
   } catch (error) {
-    await port.terminate();
+    await lm.dispose(); // ends the worker: a model that finished loading after an abort goes with it
     throw error;
   }
   return lm;
@@ -40,6 +45,7 @@ export class LanguageModel {
   #restarting = null; // a promise while a new worker loads the model
   #failure = null; // set when the worker crashed and could not be replaced
   #disposed = false;
+  #disposing = null; // dispose()'s promise
 
   /** What loaded: architecture, tokenizer, sizes, chat template, threads, build, memory. */
   info = null;
@@ -53,17 +59,21 @@ export class LanguageModel {
 
   /** Text -> token ids with the model's vocabulary. */
   tokenize(text, { addBos, parseSpecial = false } = {}) {
-    return this._request('tokenize', { text, addBos, parseSpecial });
+    return this.#checked(() => ({ text: checkText(text), addBos, parseSpecial }), (args) => this._request('tokenize', args));
   }
 
   /** Token ids -> text. */
   detokenize(ids, { renderSpecial = false } = {}) {
-    return this._request('detokenize', { ids: Array.from(ids), renderSpecial });
+    return this.#checked(() => ({ ids: checkTokenIds(ids, this.info?.nVocab), renderSpecial }),
+      (args) => this._request('detokenize', args));
   }
 
   /** Streams {text, tokens} pieces; the iterator's return value is the Completion. */
   generate(prompt, options = {}) {
-    return this.#stream('generate', { prompt: typeof prompt === 'string' ? prompt : Array.from(prompt) }, options);
+    return this.#stream('generate', () => ({
+      prompt: checkPrompt(prompt, this.info?.nVocab),
+      options: checkGenerateOptions(options, { nVocab: this.info?.nVocab }),
+    }));
   }
 
   /** generate() to the end: {text, tokens, promptTokens, finishReason, timings}. */
@@ -73,7 +83,10 @@ export class LanguageModel {
 
   /** Streams a reply to chat messages rendered with the model's chat template. */
   chat(messages, options = {}) {
-    return this.#stream('chat', { messages }, options);
+    return this.#stream('chat', () => ({
+      messages: checkMessages(messages),
+      options: checkGenerateOptions(options, { nVocab: this.info?.nVocab, kind: 'chat' }),
+    }));
   }
 
   /** Clears the context. */
@@ -91,21 +104,54 @@ export class LanguageModel {
     return this._request('loadState', { state });
   }
 
-  /** Frees the model and ends the worker. */
-  async dispose() {
+  /**
+   * Frees the model and ends the worker. Every pending call rejects with
+   * DISPOSED, and so does every later one. Resolves once the worker is gone
+   * (ended after a short grace period if it is stuck in a long step).
+   */
+  dispose() {
+    this.#disposing ??= this.#dispose();
+    return this.#disposing;
+  }
+
+  async #dispose() {
     this.#disposed = true;
-    try {
-      if (!this.#failure) await this._request('dispose', {});
-    } finally {
-      await this.#port.terminate();
+    const error = disposedError();
+    for (const p of this.#pending.values()) p.reject(error);
+    this.#pending.clear();
+    const port = this.#port;
+    if (!this.#failure && !this.#restarting) {
+      // Let the worker free the model, but never wait on it for long.
+      const freed = new Promise((resolve) => {
+        const id = this.#nextId++;
+        this.#pending.set(id, { resolve, reject: resolve });
+        port.post({ id, op: 'dispose', args: {} });
+      });
+      let timer;
+      await Promise.race([freed, new Promise((resolve) => { timer = setTimeout(resolve, DISPOSE_GRACE_MS); })]);
+      clearTimeout(timer);
+      this.#pending.clear();
     }
+    await Promise.resolve(port.terminate()).catch(() => {});
   }
 
   /** @internal: requests wait while a crashed worker is replaced, and fail once it cannot be. */
   _request(op, args, options) {
+    if (this.#disposed) return Promise.reject(disposedError());
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#restarting) return this.#restarting.then(() => this._request(op, args, options));
     return this.#send(op, args, options);
+  }
+
+  // Arguments checked on this side (a BAD_OPTION rejects before anything crosses).
+  #checked(check, send) {
+    let args;
+    try {
+      args = check();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return send(args);
   }
 
   #attach(port) {
@@ -133,6 +179,10 @@ export class LanguageModel {
     }
     this.#restarting = (async () => {
       const port = await startWorker();
+      if (this.#disposed) { // disposed while the new worker started: it is not needed
+        await port.terminate();
+        throw disposedError();
+      }
       this.#attach(port);
       this.info = await this.#send('load', this.#reload);
       this.restarts += 1;
@@ -142,26 +192,43 @@ export class LanguageModel {
     });
   }
 
+  // An abort rejects the call at once (the worker is told to stop, and
+  // whatever it answers later is dropped); an answer that arrives after the
+  // signal aborted is an abort too.
   #send(op, args, { signal, onProgress, onPiece, transfer } = {}) {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      const abort = () => this.#port.post({ id: this.#nextId++, op: 'abort', args: { target: id } });
-      if (signal) {
-        if (signal.aborted) return reject(abortedError(signal));
-        signal.addEventListener('abort', abort, { once: true });
-      }
+      if (signal?.aborted) return reject(abortedError(signal));
+      const abort = () => {
+        const p = this.#pending.get(id);
+        if (!p) return;
+        this.#pending.delete(id);
+        this.#port.post({ id: this.#nextId++, op: 'abort', args: { target: id } });
+        p.reject(abortedError(signal));
+      };
+      signal?.addEventListener('abort', abort, { once: true });
       const done = () => signal?.removeEventListener('abort', abort);
       this.#pending.set(id, {
         onProgress, onPiece,
-        resolve: (value) => { done(); resolve(value); },
+        resolve: (value) => {
+          done();
+          if (signal?.aborted) reject(abortedError(signal));
+          else resolve(value);
+        },
         reject: (error) => { done(); reject(error); },
       });
-      this.#port.post({ id, op, args }, transfer);
+      try {
+        this.#port.post({ id, op, args }, transfer);
+      } catch (cause) { // a value that cannot be cloned to the worker
+        this.#pending.delete(id);
+        done();
+        reject(new WasmLMError('BAD_OPTION', `${op}: an argument cannot be sent to the model's worker (${cause.message})`, { cause }));
+      }
     });
   }
 
   // Pieces arrive as messages; the iterator hands them out in order.
-  #stream(op, args, { signal, ...options }) {
+  #stream(op, check) {
     const queue = [];
     let wake = null;
     let finished = false;
@@ -169,12 +236,22 @@ export class LanguageModel {
     let failure;
     const notify = () => { wake?.(); wake = null; };
     const controller = new AbortController();
+    let signal;
     const onAbort = () => controller.abort(signal.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    this._request(op, { ...args, options }, {
-      signal: controller.signal,
-      onPiece: (piece) => { queue.push(piece); notify(); },
-    }).then((value) => { result = value; }, (error) => { failure = error; })
+    let request;
+    try {
+      const { options: { signal: callerSignal, ...options }, ...args } = check();
+      signal = callerSignal;
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) controller.abort(signal.reason);
+      request = this._request(op, { ...args, options }, {
+        signal: controller.signal,
+        onPiece: (piece) => { queue.push(piece); notify(); },
+      });
+    } catch (error) {
+      request = Promise.reject(error);
+    }
+    request.then((value) => { result = value; }, (error) => { failure = error; })
       .finally(() => { finished = true; signal?.removeEventListener('abort', onAbort); notify(); });
     return {
       [Symbol.asyncIterator]() { return this; },

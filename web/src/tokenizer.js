@@ -3,6 +3,7 @@
 // .model, tiktoken), as llama.cpp tokenizes; a tokenizer.json as transformers
 // does.
 import { WasmLMError, throwIfAborted, throwIfBindingError } from './errors.js';
+import { checkText, checkTokenIds } from './options.js';
 import { readModelDirectory } from './parse/read-model-directory.js';
 import { openByteSource } from './sources/byte-source.js';
 import { concatBytes, readWhole } from './sources/read-whole.js';
@@ -28,14 +29,14 @@ export class Tokenizer {
 
   /** Token ids of `text`; BOS by the model's default unless addBos says otherwise. */
   encode(text, { addBos = this.#live().addBosDefault(), parseSpecial = false } = {}) {
-    const ids = this.#live().encode(String(text), addBos, parseSpecial);
+    const ids = this.#live().encode(checkText(text), Boolean(addBos), Boolean(parseSpecial));
     if (!(ids instanceof Int32Array)) throwIfBindingError(ids);
     return Array.from(ids);
   }
 
   /** The UTF-8 bytes of ids (may end inside a character). */
   decodeBytes(ids, { renderSpecial = false } = {}) {
-    const bytes = this.#live().decode(Int32Array.from(ids), renderSpecial);
+    const bytes = this.#live().decode(Int32Array.from(checkTokenIds(ids, this.nVocab)), Boolean(renderSpecial));
     if (!(bytes instanceof Uint8Array)) throwIfBindingError(bytes);
     return bytes;
   }
@@ -56,7 +57,7 @@ export class Tokenizer {
   }
 
   #live() {
-    if (!this.#binding) throw new WasmLMError('ABORTED', 'the tokenizer was disposed');
+    if (!this.#binding) throw new WasmLMError('DISPOSED', 'the tokenizer was disposed');
     return this.#binding;
   }
 }

@@ -26,16 +26,17 @@ float vec_dot_bf16_f32(int64_t n, const void* w, const void* a) {
 float vec_dot_bf16_f32_simd(int64_t n, const void* w, const void* a) {
   const auto* x = static_cast<const uint16_t*>(w);
   const auto* y = static_cast<const float*>(a);
-  v128_t acc0 = wasm_f32x4_splat(0), acc1 = acc0;
+  // Products with BF16-rounded activations are exact in f32; sums in f64 (simd128.h's add_f64).
+  v128_t acc0 = wasm_f64x2_splat(0), acc1 = acc0, acc2 = acc0, acc3 = acc0;
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const v128_t h = wasm_v128_load(x + i);
-    acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(h), 16), wasm_v128_load(y + i)));
-    acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(h), 16), wasm_v128_load(y + i + 4)));
+    simd::add_f64(wasm_f32x4_mul(wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(h), 16), wasm_v128_load(y + i)), &acc0, &acc1);
+    simd::add_f64(wasm_f32x4_mul(wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(h), 16), wasm_v128_load(y + i + 4)), &acc2, &acc3);
   }
-  float sum = simd::hsum_f32(wasm_f32x4_add(acc0, acc1));
-  for (; i < n; ++i) sum += bf16_to_fp32(x[i]) * y[i];
-  return sum;
+  double sum = simd::hsum_f64(wasm_f64x2_add(wasm_f64x2_add(acc0, acc1), wasm_f64x2_add(acc2, acc3)));
+  for (; i < n; ++i) sum += double(bf16_to_fp32(x[i])) * y[i];
+  return static_cast<float>(sum);
 }
 #endif
 

@@ -30,27 +30,29 @@ namespace {
 
 // The exact converter (inf and NaN too), for rows that hold such halves.
 float vec_dot_f16_f32_special(int64_t n, const uint16_t* x, const float* y) {
-  v128_t acc0 = wasm_f32x4_splat(0), acc1 = acc0;
+  v128_t acc0 = wasm_f64x2_splat(0), acc1 = acc0;
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const v128_t h = wasm_v128_load(x + i);
-    acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(simd::fp16x4_to_f32(wasm_u32x4_extend_low_u16x8(h)), wasm_v128_load(y + i)));
-    acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(simd::fp16x4_to_f32(wasm_u32x4_extend_high_u16x8(h)), wasm_v128_load(y + i + 4)));
+    simd::add_f64(wasm_f32x4_mul(simd::fp16x4_to_f32(wasm_u32x4_extend_low_u16x8(h)), wasm_v128_load(y + i)), &acc0, &acc1);
+    simd::add_f64(wasm_f32x4_mul(simd::fp16x4_to_f32(wasm_u32x4_extend_high_u16x8(h)), wasm_v128_load(y + i + 4)), &acc0, &acc1);
   }
-  float sum = simd::hsum_f32(wasm_f32x4_add(acc0, acc1));
-  for (; i < n; ++i) sum += fp16_to_fp32_fast(x[i]) * y[i];
-  return sum;
+  double sum = simd::hsum_f64(wasm_f64x2_add(acc0, acc1));
+  for (; i < n; ++i) sum += double(fp16_to_fp32_fast(x[i])) * y[i];
+  return static_cast<float>(sum);
 }
 
 }  // namespace
 
 // Halves converted with the finite-only converter (about half the work of
-// the exact one); a row with an inf or NaN is done again exactly.
+// the exact one); a row with an inf or NaN is done again exactly. The
+// products (of halves and F16-rounded activations) are exact in f32; their
+// sums are kept in f64 (simd128.h's add_f64).
 float vec_dot_f16_f32_simd(int64_t n, const void* w, const void* a) {
   const auto* x = static_cast<const uint16_t*>(w);
   const auto* y = static_cast<const float*>(a);
   const v128_t abs_mask = wasm_i16x8_splat(0x7FFF);
-  v128_t acc0 = wasm_f32x4_splat(0), acc1 = acc0, acc2 = acc0, acc3 = acc0, top = wasm_i16x8_splat(0);
+  v128_t acc0 = wasm_f64x2_splat(0), acc1 = acc0, acc2 = acc0, acc3 = acc0, top = wasm_i16x8_splat(0);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const v128_t h0 = wasm_v128_load(x + i), h1 = wasm_v128_load(x + i + 8);
@@ -58,28 +60,29 @@ float vec_dot_f16_f32_simd(int64_t n, const void* w, const void* a) {
     v128_t f0, f1, f2, f3;
     simd::fp16x8_to_f32_finite(h0, &f0, &f1);
     simd::fp16x8_to_f32_finite(h1, &f2, &f3);
-    acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(f0, wasm_v128_load(y + i)));
-    acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(f1, wasm_v128_load(y + i + 4)));
-    acc2 = wasm_f32x4_add(acc2, wasm_f32x4_mul(f2, wasm_v128_load(y + i + 8)));
-    acc3 = wasm_f32x4_add(acc3, wasm_f32x4_mul(f3, wasm_v128_load(y + i + 12)));
+    simd::add_f64(wasm_f32x4_mul(f0, wasm_v128_load(y + i)), &acc0, &acc1);
+    simd::add_f64(wasm_f32x4_mul(f1, wasm_v128_load(y + i + 4)), &acc2, &acc3);
+    simd::add_f64(wasm_f32x4_mul(f2, wasm_v128_load(y + i + 8)), &acc0, &acc1);
+    simd::add_f64(wasm_f32x4_mul(f3, wasm_v128_load(y + i + 12)), &acc2, &acc3);
   }
   for (; i + 8 <= n; i += 8) {
     const v128_t h = wasm_v128_load(x + i);
     top = wasm_u16x8_max(top, wasm_v128_and(h, abs_mask));
     v128_t f0, f1;
     simd::fp16x8_to_f32_finite(h, &f0, &f1);
-    acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(f0, wasm_v128_load(y + i)));
-    acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(f1, wasm_v128_load(y + i + 4)));
+    simd::add_f64(wasm_f32x4_mul(f0, wasm_v128_load(y + i)), &acc0, &acc1);
+    simd::add_f64(wasm_f32x4_mul(f1, wasm_v128_load(y + i + 4)), &acc2, &acc3);
   }
   if (wasm_v128_any_true(wasm_u16x8_ge(top, wasm_i16x8_splat(0x7C00)))) return vec_dot_f16_f32_special(n, x, y);
-  float sum = simd::hsum_f32(wasm_f32x4_add(wasm_f32x4_add(acc0, acc1), wasm_f32x4_add(acc2, acc3)));
-  for (; i < n; ++i) sum += fp16_to_fp32_fast(x[i]) * y[i];
-  return sum;
+  double sum = simd::hsum_f64(wasm_f64x2_add(wasm_f64x2_add(acc0, acc1), wasm_f64x2_add(acc2, acc3)));
+  for (; i < n; ++i) sum += double(fp16_to_fp32_fast(x[i])) * y[i];
+  return static_cast<float>(sum);
 }
 
 // 1 to 4 tokens against activations scaled by 2^112 (wide_activations.h):
-// each 8 halves converted once for all tokens, with no scaling; a row with
-// an inf or NaN is done again exactly, token by token.
+// each 8 halves converted once for all tokens, with no scaling (products
+// still exact, sums in f64); a row with an inf or NaN is done again exactly,
+// token by token.
 void vec_dot_f16_f32w(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                       int64_t out_stride) {
   const auto* x = static_cast<const uint16_t*>(w);
@@ -91,7 +94,7 @@ void vec_dot_f16_f32w(int64_t n, const void* w, const void* a, int64_t act_strid
     v128_t acc0[T], acc1[T];
     for (int t = 0; t < T; ++t) {
       y[t] = reinterpret_cast<const float*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      acc0[t] = acc1[t] = wasm_f32x4_splat(0);
+      acc0[t] = acc1[t] = wasm_f64x2_splat(0);
     }
     v128_t top = wasm_i16x8_splat(0);
     int64_t i = 0;
@@ -101,15 +104,15 @@ void vec_dot_f16_f32w(int64_t n, const void* w, const void* a, int64_t act_strid
       v128_t f0, f1;
       simd::fp16x8_to_f32_raw(h, &f0, &f1);
       for (int t = 0; t < T; ++t) {
-        acc0[t] = wasm_f32x4_add(acc0[t], wasm_f32x4_mul(f0, wasm_v128_load(y[t] + i)));
-        acc1[t] = wasm_f32x4_add(acc1[t], wasm_f32x4_mul(f1, wasm_v128_load(y[t] + i + 4)));
+        simd::add_f64(wasm_f32x4_mul(f0, wasm_v128_load(y[t] + i)), &acc0[t], &acc1[t]);
+        simd::add_f64(wasm_f32x4_mul(f1, wasm_v128_load(y[t] + i + 4)), &acc0[t], &acc1[t]);
       }
     }
     special = wasm_v128_any_true(wasm_u16x8_ge(top, wasm_i16x8_splat(0x7C00)));
     for (int t = 0; t < T; ++t) {
-      float sum = simd::hsum_f32(wasm_f32x4_add(acc0[t], acc1[t]));
-      for (int64_t k = i; k < n; ++k) sum += fp16_to_fp32_fast(x[k]) * (y[t][k] / kF16RawScale);
-      out[t * out_stride] = sum;
+      double sum = simd::hsum_f64(wasm_f64x2_add(acc0[t], acc1[t]));
+      for (int64_t k = i; k < n; ++k) sum += double(fp16_to_fp32_fast(x[k])) * (y[t][k] / kF16RawScale);
+      out[t * out_stride] = static_cast<float>(sum);
     }
   });
   if (!special) return;

@@ -18,18 +18,21 @@ float vec_dot_f32_f32(int64_t n, const void* w, const void* a) {
 }
 
 #ifdef __wasm_simd128__
+// Products and sums in f64, as the scalar reference (simd128.h's add_f64).
 float vec_dot_f32_f32_simd(int64_t n, const void* w, const void* a) {
   const auto* x = static_cast<const float*>(w);
   const auto* y = static_cast<const float*>(a);
-  v128_t acc0 = wasm_f32x4_splat(0), acc1 = acc0;
+  v128_t acc0 = wasm_f64x2_splat(0), acc1 = acc0;
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(wasm_v128_load(x + i), wasm_v128_load(y + i)));
-    acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(wasm_v128_load(x + i + 4), wasm_v128_load(y + i + 4)));
+  for (; i + 4 <= n; i += 4) {
+    const v128_t xv = wasm_v128_load(x + i), yv = wasm_v128_load(y + i);
+    acc0 = wasm_f64x2_add(acc0, wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(xv), wasm_f64x2_promote_low_f32x4(yv)));
+    acc1 = wasm_f64x2_add(acc1, wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(wasm_i64x2_shuffle(xv, xv, 1, 1)),
+                                               wasm_f64x2_promote_low_f32x4(wasm_i64x2_shuffle(yv, yv, 1, 1))));
   }
-  float sum = simd::hsum_f32(wasm_f32x4_add(acc0, acc1));
-  for (; i < n; ++i) sum += x[i] * y[i];
-  return sum;
+  double sum = simd::hsum_f64(wasm_f64x2_add(acc0, acc1));
+  for (; i < n; ++i) sum += double(x[i]) * y[i];
+  return static_cast<float>(sum);
 }
 #endif
 

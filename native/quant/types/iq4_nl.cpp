@@ -7,6 +7,7 @@
 #include "quant/quant_types.h"
 #include "quant/signed_block_kernel.h"
 #include "quant/simd128.h"
+#include "quant/table_block_kernel.h"
 #include "quant/wide_activations.h"
 
 namespace wasmlm {
@@ -97,18 +98,8 @@ float vec_dot_iq4_nl_q8_0(int64_t n, const void* w, const void* a) {
 
 #ifdef __wasm_simd128__
 float vec_dot_iq4_nl_q8_0_simd(int64_t n, const void* w, const void* a) {
-  const auto* x = static_cast<const block_iq4_nl*>(w);
-  const auto* y = static_cast<const block_q8_0*>(a);
-  const v128_t levels = wasm_v128_load(kValuesIq4nl), m4 = wasm_i8x16_splat(0x0F);
-  v128_t acc = wasm_f32x4_splat(0);
-  for (int64_t i = 0; i < n / QK4_NL; ++i) {
-    const v128_t v = wasm_v128_load(x[i].qs);
-    const v128_t lo = wasm_i8x16_swizzle(levels, wasm_v128_and(v, m4));
-    const v128_t hi = wasm_i8x16_swizzle(levels, wasm_u8x16_shr(v, 4));
-    const v128_t isum = simd::block_dot_i8x32(lo, hi, y[i].qs);
-    acc = simd::add_scaled(acc, isum, fp16_to_fp32_fast(x[i].d) * fp16_to_fp32_fast(y[i].d));
-  }
-  return simd::hsum_f32(acc);
+  return simd::vec_dot_table_blocks_q8_0(kValuesIq4nl, n, static_cast<const block_iq4_nl*>(w), a,
+                                         [](const block_iq4_nl& b) { return fp16_to_fp32_fast(b.d); });
 }
 
 // 2 to 4 tokens against int16 activations (wide_activations.h): each block's

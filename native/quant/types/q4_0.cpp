@@ -34,8 +34,8 @@ void quantize_row_q4_0(const float* x, void* dst, int64_t n) {
     const float id = d ? 1.0f / d : 0.0f;
     y[i].d = fp32_to_fp16(d);
     for (int j = 0; j < QK4_0 / 2; ++j) {
-      const uint8_t xi0 = std::min<int8_t>(15, static_cast<int8_t>(x[j] * id + 8.5f));
-      const uint8_t xi1 = std::min<int8_t>(15, static_cast<int8_t>(x[QK4_0 / 2 + j] * id + 8.5f));
+      const uint8_t xi0 = std::min<int8_t>(15, to_int8_saturated(x[j] * id + 8.5f));
+      const uint8_t xi1 = std::min<int8_t>(15, to_int8_saturated(x[QK4_0 / 2 + j] * id + 8.5f));
       y[i].qs[j] = xi0 | (xi1 << 4);
     }
   }

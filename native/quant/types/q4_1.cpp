@@ -33,8 +33,8 @@ void quantize_row_q4_1(const float* x, void* dst, int64_t n) {
     y[i].d = fp32_to_fp16(d);
     y[i].m = fp32_to_fp16(min);
     for (int j = 0; j < QK4_1 / 2; ++j) {
-      const uint8_t xi0 = std::min<int8_t>(15, static_cast<int8_t>((x[j] - min) * id + 0.5f));
-      const uint8_t xi1 = std::min<int8_t>(15, static_cast<int8_t>((x[QK4_1 / 2 + j] - min) * id + 0.5f));
+      const uint8_t xi0 = std::min<int8_t>(15, to_int8_saturated((x[j] - min) * id + 0.5f));
+      const uint8_t xi1 = std::min<int8_t>(15, to_int8_saturated((x[QK4_1 / 2 + j] - min) * id + 0.5f));
       y[i].qs[j] = xi0 | (xi1 << 4);
     }
   }

@@ -41,8 +41,8 @@ void quantize_row_q5_0(const float* x, void* dst, int64_t n) {
     y[i].d = fp32_to_fp16(d);
     uint32_t qh = 0;
     for (int j = 0; j < QK5_0 / 2; ++j) {
-      const uint8_t xi0 = std::min<int8_t>(31, static_cast<int8_t>(x[j] * id + 16.5f));
-      const uint8_t xi1 = std::min<int8_t>(31, static_cast<int8_t>(x[QK5_0 / 2 + j] * id + 16.5f));
+      const uint8_t xi0 = std::min<int8_t>(31, to_int8_saturated(x[j] * id + 16.5f));
+      const uint8_t xi1 = std::min<int8_t>(31, to_int8_saturated(x[QK5_0 / 2 + j] * id + 16.5f));
       y[i].qs[j] = (xi0 & 0x0F) | ((xi1 & 0x0F) << 4);
       qh |= ((xi0 & 0x10u) >> 4) << (j + 0);
       qh |= ((xi1 & 0x10u) >> 4) << (j + QK5_0 / 2);

@@ -40,8 +40,8 @@ void quantize_row_q5_1(const float* x, void* dst, int64_t n) {
     y[i].m = fp32_to_fp16(min);
     uint32_t qh = 0;
     for (int j = 0; j < QK5_1 / 2; ++j) {
-      const uint8_t xi0 = static_cast<uint8_t>((x[j] - min) * id + 0.5f);
-      const uint8_t xi1 = static_cast<uint8_t>((x[QK5_1 / 2 + j] - min) * id + 0.5f);
+      const uint8_t xi0 = static_cast<uint8_t>(to_int8_saturated((x[j] - min) * id + 0.5f));
+      const uint8_t xi1 = static_cast<uint8_t>(to_int8_saturated((x[QK5_1 / 2 + j] - min) * id + 0.5f));
       y[i].qs[j] = (xi0 & 0x0F) | ((xi1 & 0x0F) << 4);
       qh |= ((xi0 & 0x10u) >> 4) << (j + 0);
       qh |= ((xi1 & 0x10u) >> 4) << (j + QK5_1 / 2);

@@ -26,7 +26,7 @@ void quantize_row_q8_0(const float* x, void* dst, int64_t n) {
     const float d = amax / 127;
     const float id = d ? 1.0f / d : 0.0f;
     y[i].d = fp32_to_fp16(d);
-    for (int j = 0; j < QK8_0; ++j) y[i].qs[j] = static_cast<int8_t>(std::round(x[j] * id));
+    for (int j = 0; j < QK8_0; ++j) y[i].qs[j] = to_int8_saturated(std::round(x[j] * id));
   }
 }
 

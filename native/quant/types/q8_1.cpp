@@ -25,7 +25,7 @@ void quantize_row_q8_1(const float* x, void* dst, int64_t n) {
     y[i].d = fp32_to_fp16(d);
     int sum = 0;
     for (int j = 0; j < QK8_1; ++j) {
-      y[i].qs[j] = static_cast<int8_t>(std::round(x[j] * id));
+      y[i].qs[j] = to_int8_saturated(std::round(x[j] * id));
       sum += y[i].qs[j];
     }
     y[i].s = fp32_to_fp16(sum * d);

@@ -2,7 +2,8 @@
 // in the context) -> one batched eval ->
 // sample -> text pieces as they become safe to show, until the end-of-
 // generation token, a stop string, maxTokens or a full context.
-import { throwIfAborted } from '../errors.js';
+import { WasmLMError, throwIfAborted } from '../errors.js';
+import { checkGenerateOptions, checkPrompt } from '../options.js';
 
 const FINISH_REASONS = { stop_token: 'eos', stop_string: 'stop', max_tokens: 'length' };
 
@@ -13,43 +14,53 @@ const FINISH_REASONS = { stop_token: 'eos', stop_string: 'stop', max_tokens: 'le
  * @param {string|ArrayLike<number>} prompt text (tokenized with the model's vocabulary) or token ids
  */
 export async function* generate(session, prompt, options = {}) {
+  const checked = checkGenerateOptions(options, { nVocab: session.nVocab });
   const {
-    maxTokens = 256, stop, ignoreEos = false, signal, addBos, parseSpecial = false, ...sampling
-  } = options;
-  const promptIds = typeof prompt === 'string'
-    ? Array.from(session.tokenizer.encode(prompt, { addBos, parseSpecial }))
-    : Array.from(prompt, Number);
-  if (promptIds.length === 0) throw new TypeError('the prompt is empty');
+    maxTokens, stop, ignoreEos = false, signal, addBos, parseSpecial = false, ...sampling
+  } = checked;
+  const checkedPrompt = checkPrompt(prompt, session.nVocab);
   throwIfAborted(signal);
+  const run = session._acquire(); // BUSY while another generation holds the session
+  try {
+    return yield* generateWith(run, checkedPrompt, { maxTokens, stop, ignoreEos, signal, addBos, parseSpecial, sampling });
+  } finally {
+    run.release();
+  }
+}
+
+async function* generateWith(run, prompt, { maxTokens, stop, ignoreEos, signal, addBos, parseSpecial, sampling }) {
+  const promptIds = typeof prompt === 'string' ? run.encode(prompt, { addBos, parseSpecial }) : prompt;
+  if (promptIds.length === 0) throw new WasmLMError('BAD_OPTION', 'the prompt is empty (it tokenizes to no tokens)');
+  const limit = maxTokens === Infinity ? -1 : maxTokens;
 
   // The context keeps what the prompt shares with it (a chat's earlier turns).
-  session.resetSampler();
-  const toEval = session.rewindTo(promptIds);
+  run.resetSampler();
+  const toEval = run.rewindTo(promptIds);
   // A model file without a vocabulary can still run on ids: no text then,
   // and only maxTokens ends the generation.
   let textless = false;
   try {
-    session.beginText({ stop, maxTokens, ignoreEos });
+    run.beginText({ stop, maxTokens: limit, ignoreEos });
   } catch (error) {
     if (typeof prompt === 'string') throw error;
     textless = true;
   }
   const t0 = performance.now();
-  if (toEval.length) session.eval(toEval, { logits: false });
+  if (toEval.length) run.eval(toEval, { logits: false });
   const t1 = performance.now();
 
   const tokens = [];
   let text = '';
   let pending = [];
-  let finishReason = null;
+  let finishReason = maxTokens === 0 ? 'length' : null;
   try {
-    for (;;) {
-      const id = session.sample(sampling);
+    while (finishReason === null) {
+      const id = run.sample(sampling);
       tokens.push(id);
       pending.push(id);
       const step = textless
-        ? { text: '', reason: tokens.length >= maxTokens ? 'max_tokens' : null }
-        : session.pushText(id);
+        ? { text: '', reason: limit > 0 && tokens.length >= limit ? 'max_tokens' : null }
+        : run.pushText(id);
       if (step.text) {
         text += step.text;
         yield { text: step.text, tokens: pending };
@@ -59,17 +70,19 @@ export async function* generate(session, prompt, options = {}) {
         finishReason = FINISH_REASONS[step.reason] ?? step.reason;
         break;
       }
-      if (session.nPast >= session.contextLength) {
+      if (run.nPast >= run.contextLength) {
         finishReason = 'length';
         break;
       }
       await nextTask(); // lets an abort (or other work) in between tokens
       throwIfAborted(signal);
-      session.eval([id], { logits: false });
+      run.eval([id], { logits: false });
     }
   } finally {
-    if (finishReason === null && !textless) text += session.flushText(); // aborted, or the consumer stopped early
+    if (finishReason === null && !textless) text += run.flushText(); // aborted, or the consumer stopped early
   }
+  // An abort that came with the last token still wins.
+  throwIfAborted(signal);
   const t2 = performance.now();
   const decoded = tokens.length - 1; // the first token comes from the prompt's logits
   return {

@@ -2,14 +2,14 @@
 // allocation per tensor; the file is never held whole in JS or wasm) and
 // returns a session that evaluates token ids. Runs in the calling thread:
 // call it from a Worker in browsers.
-import { WasmLMError, throwIfAborted, throwIfBindingError } from '../errors.js';
+import { WasmLMError, disposedError, throwIfAborted, throwIfBindingError } from '../errors.js';
+import { checkGenerateOptions, checkModelOptions, checkTokenIds } from '../options.js';
 import { loadWasmModule } from '../wasm/load-module.js';
 import { openModelBytes, orderShards } from './model-bytes.js';
 import { ProgressReporter, streamIntoModel } from './stream-load.js';
 import { PTH_RUNS_AS, findCheckpoint, isPthName } from './checkpoint-files.js';
 import { loadCheckpoint } from './checkpoint-load.js';
 import { Tokenizer, openTokenizer } from '../tokenizer.js';
-import { pushBytes } from '../wasm/push-bytes.js';
 import { complete, generate } from './generate.js';
 import { summarizeModel } from '../model-summary.js';
 import { decodeMetadata } from '../parse/metadata-values.js';
@@ -26,11 +26,12 @@ import { decodeMetadata } from '../parse/metadata-values.js';
  *   tokenizer: a tokenizer file for a model file without a vocabulary (rwkv.cpp's: the RWKV World
  *     rwkv_vocab_v20230424.txt, or 20B_tokenizer.json), anything openTokenizer() reads
  */
-export async function openModel(input, {
-  threads = 1, contextLength = 512, kvCache = 'f16', signal, fetch, onProgress,
-  retries = 3, retryDelay = 200, cache = false, memoryCheck = true, quantize, tokenizer,
-} = {}) {
-  if (kvCache !== 'f16' && kvCache !== 'f32') throw new TypeError("kvCache must be 'f16' or 'f32'");
+export async function openModel(input, options = {}) {
+  const {
+    threads, contextLength, kvCache, signal, fetch, onProgress,
+    retries = 3, retryDelay = 200, readTimeout = 60000, cache = false, memoryCheck = true, quantize, tokenizer,
+  } = checkModelOptions(options);
+  if (Array.isArray(input) && input.length === 0) throw new WasmLMError('BAD_OPTION', 'no model file given (an empty array)');
   throwIfAborted(signal);
   const wasm = await loadWasmModule({ threads });
   throwIfAborted(signal);
@@ -38,7 +39,7 @@ export async function openModel(input, {
   if (!checkpoint && isPthName(input)) throw new WasmLMError('BAD_FORMAT', PTH_RUNS_AS, { offset: 0 });
   // A split GGUF is an array of its shards, read one after the other into the same model.
   const shards = checkpoint ? [] : Array.isArray(input) && input.length > 1 ? orderShards(input) : [input];
-  const byteOptions = { signal, fetch, retries, retryDelay, cache };
+  const byteOptions = { signal, fetch, retries, retryDelay, readTimeout, cache };
   let bytes = checkpoint ? null : await openModelBytes(shards[0], byteOptions);
   let model;
   try {
@@ -75,6 +76,7 @@ export async function openModel(input, {
     }
     throwIfAborted(signal);
     progress.emit('ready', { final: true });
+    throwIfAborted(signal); // aborted by the last progress callback: the model is freed, not handed out
   } catch (error) {
     model?.delete();
     await bytes?.close().catch(() => {});
@@ -83,11 +85,14 @@ export async function openModel(input, {
   return new ModelSession(wasm, model);
 }
 
+const STATE_FORMAT = 'wasmlm-state-2';
+
 class ModelSession {
   #wasm;
   #model;
   #tokenizer = null;
   #tokens = []; // the ids in the context
+  #generation = null; // the run of the generation holding the session, if one does
 
   constructor(wasm, model) {
     this.#wasm = wasm;
@@ -102,13 +107,14 @@ class ModelSession {
 
   /** The model's tokenizer (created on first use). */
   get tokenizer() {
+    this.#live();
     this.#tokenizer ??= new Tokenizer(this.#model.tokenizer());
     return this.#tokenizer;
   }
 
   /** Tokens evaluated since the last reset(). */
   get nPast() {
-    return this.#model.nPast();
+    return this.#live().nPast();
   }
 
   /**
@@ -116,19 +122,14 @@ class ModelSession {
    * logits after the last one (or nothing with {logits: false}, which saves
    * copying n_vocab floats per token when only sample() reads them).
    */
-  eval(ids, { logits = true } = {}) {
-    if (!this.#model) throw new WasmLMError('ABORTED', 'the model was disposed');
-    const ptr = this.#model.tokenBuffer(ids.length) >>> 2;
-    this.#wasm.HEAP32.set(Int32Array.from(ids), ptr);
-    throwIfBindingError(this.#model.eval(ids.length));
-    for (const id of ids) this.#tokens.push(Number(id));
-    return logits ? this.#model.logits() : undefined;
+  eval(ids, options) {
+    this.#idle();
+    return this.#eval(checkTokenIds(ids, this.nVocab), options);
   }
 
   /** A copy of the logits after the last evaluated token (null before any). */
   logits() {
-    if (!this.#model) throw new WasmLMError('ABORTED', 'the model was disposed');
-    return this.#model.logits();
+    return this.#live().logits();
   }
 
   /** The token ids in the context, in order. */
@@ -144,34 +145,40 @@ class ModelSession {
    * whose rings no longer hold that point's window.
    */
   rewindTo(ids) {
-    let keep = 0;
-    const max = Math.min(this.#tokens.length, ids.length);
-    while (keep < max && this.#tokens[keep] === ids[keep]) ++keep;
-    // The whole context, and nothing more: its last logits are the ones wanted.
-    if (keep === ids.length && keep === this.#tokens.length) return [];
-    keep = Math.min(keep, ids.length - 1);
-    if (!this.#model.truncate(keep)) {
-      // The model cannot go back there (see above): start over.
-      this.reset();
-      keep = 0;
-    }
-    this.#tokens.length = keep;
-    return ids.slice(keep);
+    this.#idle();
+    return this.#rewindTo(checkTokenIds(ids, this.nVocab));
   }
 
   /** The context (KV cache, last logits, token ids) to restore later with loadState(). */
   saveState() {
-    const kv = this.#model.saveState();
+    this.#idle();
+    this.#writeTokens(this.#tokens);
+    const kv = this.#model.saveState(this.#tokens.length);
     if (!(kv instanceof Uint8Array)) throwIfBindingError(kv);
-    return { format: 'wasmlm-state-1', tokens: this.#tokens.slice(), kv };
+    return { format: STATE_FORMAT, tokens: this.#tokens.slice(), kv };
   }
 
-  /** Restores a saveState() of this model (same KV cache type, fitting the context). */
+  /**
+   * Restores a saveState() of this model (same KV cache type, fitting the
+   * context). A state of another model, vocabulary or context size, an
+   * altered blob or a token list that disagrees with it is a typed error
+   * that leaves the session as it was.
+   */
   loadState(state) {
-    if (state?.format !== 'wasmlm-state-1' || !(state.kv instanceof Uint8Array) || !Array.isArray(state.tokens))
+    this.#idle();
+    if (state?.format === 'wasmlm-state-1') {
+      throw new WasmLMError('UNSUPPORTED', 'the state was saved by an older wasmlm (wasmlm-state-1): save it again with this one');
+    }
+    if (state === null || typeof state !== 'object' || state.format !== STATE_FORMAT || !(state.kv instanceof Uint8Array)
+        || !Array.isArray(state.tokens)) {
       throw new WasmLMError('BAD_FORMAT', 'not a state from saveState()');
-    pushBytes(this.#wasm, { staging: (n) => this.#model.staging(n), push: (n) => this.#model.loadState(n) }, state.kv, { whole: true });
-    this.#tokens = state.tokens.slice();
+    }
+    const tokens = checkTokenIds(state.tokens, this.nVocab, 'the state\'s tokens');
+    const ptr = this.#model.staging(state.kv.length) >>> 0;
+    this.#wasm.HEAPU8.set(state.kv, ptr); // HEAPU8 read after staging(): the heap may have grown
+    this.#writeTokens(tokens);
+    throwIfBindingError(this.#model.loadState(state.kv.length, tokens.length));
+    this.#tokens = tokens;
   }
 
   /**
@@ -181,26 +188,25 @@ class ModelSession {
    * penalties. Options are read on the first call after resetSampler().
    */
   sample(options = {}) {
-    const id = this.#model.sample(options);
-    if (typeof id !== 'number') throwIfBindingError(id);
-    this.#model.accept(id);
-    return id;
+    this.#idle();
+    const { maxTokens, ...sampling } = checkGenerateOptions(options, { nVocab: this.nVocab });
+    return this.#sample(sampling);
   }
 
   /** Forgets the sampler's state (penalty window, random sequence, options). */
   resetSampler() {
+    this.#idle();
     this.#model.resetSampler();
   }
 
   reset() {
-    this.#model.reset();
-    this.#model.resetSampler();
-    this.#tokens = [];
+    this.#idle();
+    this.#reset();
   }
 
   /** The model file's directory summary (as inspect() gives it), plus memory in use. */
   describe() {
-    const directory = this.#model.describe();
+    const directory = this.#live().describe();
     return {
       ...summarizeModel({ ...directory, metadata: decodeMetadata(directory.metadata) }),
       memory: {
@@ -213,7 +219,7 @@ class ModelSession {
 
   /** The context length the session was built with (tokens); Infinity for RWKV, which has no limit. */
   get contextLength() {
-    return this.#model.nCtx() || Infinity;
+    return this.#live().nCtx() || Infinity;
   }
 
   /**
@@ -222,7 +228,8 @@ class ModelSession {
    * The prompt's tokens already in the context (its shared prefix) are not
    * evaluated again. Options: maxTokens, stop (strings), ignoreEos, signal, addBos,
    * parseSpecial, and the sampler's (temperature, topK, topP, minP,
-   * repeatPenalty, presencePenalty, frequencyPenalty, penaltyLastN, seed).
+   * repeatPenalty, presencePenalty, frequencyPenalty, penaltyLastN, seed, logitBias).
+   * While it runs, the session's other calls (and another generation) throw BUSY.
    */
   generate(prompt, options) {
     return generate(this, prompt, options);
@@ -233,24 +240,92 @@ class ModelSession {
     return complete(this, prompt, options);
   }
 
-  /** @internal the generated-text filter (see generate.js) */
-  beginText(options) {
-    throwIfBindingError(this.#model.beginText(options));
-  }
-
-  /** @internal */
-  pushText(id) {
-    return this.#model.pushText(id);
-  }
-
-  /** @internal */
-  flushText() {
-    return this.#model.flushText();
+  /**
+   * @internal The session for one generation (see generate.js): its calls
+   * skip the checks, and the session's own calls throw BUSY until release().
+   */
+  _acquire() {
+    this.#idle();
+    const model = this.#live();
+    const run = {
+      encode: (text, options) => this.tokenizer.encode(text, options),
+      resetSampler: () => model.resetSampler(),
+      rewindTo: (ids) => this.#rewindTo(ids),
+      beginText: (options) => throwIfBindingError(model.beginText(options)),
+      eval: (ids, options) => this.#eval(ids, options),
+      sample: (options) => this.#sample(options),
+      pushText: (id) => model.pushText(id),
+      flushText: () => model.flushText(),
+      get nPast() { return model.nPast(); },
+      contextLength: this.contextLength,
+      release: () => { if (this.#generation === run) this.#generation = null; },
+    };
+    this.#generation = run;
+    return run;
   }
 
   dispose() {
+    this.#generation = null;
     this.#tokenizer?.dispose();
-    this.#model?.delete();
+    this.#tokenizer = null;
+    if (!this.#model) return;
+    this.#model.delete();
     this.#model = null;
+  }
+
+  #live() {
+    if (!this.#model) throw disposedError();
+    return this.#model;
+  }
+
+  #idle() {
+    this.#live();
+    if (this.#generation) {
+      throw new WasmLMError('BUSY', 'a generation is running on this session: finish it, break out of it or abort it first');
+    }
+  }
+
+  #writeTokens(ids) {
+    const ptr = this.#model.tokenBuffer(ids.length) >>> 2;
+    this.#wasm.HEAP32.set(ids, ptr);
+  }
+
+  #eval(ids, { logits = true } = {}) {
+    const model = this.#live();
+    this.#writeTokens(ids);
+    throwIfBindingError(model.eval(ids.length));
+    for (const id of ids) this.#tokens.push(id);
+    return logits ? model.logits() : undefined;
+  }
+
+  #sample(sampling) {
+    const model = this.#live();
+    // A seed crosses as decimal digits: a BigInt up to 2^64 - 1 would not fit a double.
+    const id = model.sample(sampling.seed === undefined ? sampling : { ...sampling, seed: String(sampling.seed) });
+    if (typeof id !== 'number') throwIfBindingError(id);
+    model.accept(id);
+    return id;
+  }
+
+  #rewindTo(ids) {
+    let keep = 0;
+    const max = Math.min(this.#tokens.length, ids.length);
+    while (keep < max && this.#tokens[keep] === ids[keep]) ++keep;
+    // The whole context, and nothing more: its last logits are the ones wanted.
+    if (keep === ids.length && keep === this.#tokens.length) return [];
+    keep = Math.min(keep, ids.length - 1);
+    if (!this.#model.truncate(keep)) {
+      // The model cannot go back there (see above): start over.
+      this.#reset();
+      keep = 0;
+    }
+    this.#tokens.length = keep;
+    return ids.slice(keep);
+  }
+
+  #reset() {
+    this.#model.reset();
+    this.#model.resetSampler();
+    this.#tokens = [];
   }
 }

@@ -4,6 +4,7 @@
 //   read(offset, length) -> Promise<Uint8Array>   random access (fewer bytes only at the end)
 //   stream() -> ReadableStream<Uint8Array>        the file in order, when there is no random access
 //   close()                                       releases handles / cancels an unread body
+import { badOption } from '../errors.js';
 import { isNode } from '../wasm/environment.js';
 import { arraySource } from './array-source.js';
 import { blobSource } from './blob-source.js';
@@ -28,7 +29,7 @@ export async function openByteSource(input, options = {}) {
     return streamSource(Readable.toWeb(input));
   }
   if (input && (typeof input.read === 'function' || typeof input.stream === 'function')) return input;
-  throw new TypeError('expected a URL, path, Blob, ArrayBuffer, typed array, Response, ReadableStream or ByteSource');
+  throw badOption('the source', 'a URL, path, Blob, ArrayBuffer, typed array, Response, ReadableStream or ByteSource', input);
 }
 
 async function openLocation(location, options) {

@@ -11,16 +11,23 @@ import { WasmLMError, abortedError } from '../errors.js';
 import { openModelCache, sameEntity, startCacheWrite, validatorsOf } from '../cache/model-cache.js';
 import { openChunkReader } from './chunk-reader.js';
 import { contentLength } from './stream-source.js';
+import { DEFAULT_READ_TIMEOUT_MS, httpRequest } from './http-request.js';
 
 /**
  * @param {string|URL} url
  * @param {{signal?: AbortSignal, fetch?: typeof fetch, retries?: number, retryDelay?: number, cache?: boolean}} [options]
  * @returns {Promise<{size: number|undefined, origin: 'network'|'cache', chunks(): AsyncGenerator<Uint8Array>, close(): Promise<void>}>}
  */
-export async function openDownload(url, { signal, fetch: fetchFn = globalThis.fetch, retries = 3, retryDelay = 200, cache = false } = {}) {
+export async function openDownload(url, {
+  signal, fetch: fetchFn = globalThis.fetch, retries = 3, retryDelay = 200, cache = false, readTimeout = DEFAULT_READ_TIMEOUT_MS,
+} = {}) {
   const href = String(url);
   if (typeof fetchFn !== 'function') throw new WasmLMError('IO', `cannot fetch ${href}: no fetch() here`);
-  const get = (headers) => request(fetchFn, href, { headers, signal });
+  let current = null; // the request whose body is being read
+  const get = async (headers) => {
+    current = await httpRequest(fetchFn, href, { headers, signal, readTimeout, accept: [200, 206, 304] });
+    return current.response;
+  };
   const store = cache ? await openModelCache() : null;
   const cached = store ? await store.match(href).catch(() => undefined) : undefined;
 
@@ -36,6 +43,7 @@ export async function openDownload(url, { signal, fetch: fetchFn = globalThis.fe
     }
     if (!fresh || fresh.status === 304 || (fresh.status === 200 && sameEntity(stored, validatorsOf(fresh, contentLength(fresh))))) {
       await fresh?.body?.cancel().catch(() => {});
+      current?.stop();
       response = cached;
       origin = 'cache';
     } else {
@@ -56,6 +64,7 @@ export async function openDownload(url, { signal, fetch: fetchFn = globalThis.fe
   let writer = origin === 'network' ? startCacheWrite(store, href, validators, response.headers.get('Content-Type')) : null;
 
   const close = async () => {
+    current?.stop();
     await reader.cancel().catch(() => {}); // a no-op once the body has ended
     const unfinished = writer;
     writer = null;
@@ -98,19 +107,21 @@ export async function openDownload(url, { signal, fetch: fetchFn = globalThis.fe
         let result;
         let broke = null;
         try {
-          result = await reader.read();
+          result = origin === 'cache' ? await reader.read() : await current.read(reader);
         } catch (cause) {
           if (signal?.aborted) throw abortedError(signal);
           broke = cause;
         }
         if (signal?.aborted) throw abortedError(signal);
-        if (!broke && result.done && size !== undefined && loaded < size) broke = new Error('the body ended early');
+        if (!broke && result.done && size !== undefined && loaded < size) broke = ENDED_EARLY;
         if (broke) {
           if (origin === 'cache') { // a damaged stored copy: drop it, go on from the network
             origin = 'network';
             await store.delete(href).catch(() => {});
           } else if (++attempt > retries) {
-            throw new WasmLMError('IO', `${href}: the connection broke after ${loaded} of ${size ?? '?'} bytes (${broke.message}); gave up after ${retries} resumes`, { cause: broke });
+            const what = `${href}: ${broke === ENDED_EARLY ? 'the body ended' : 'the connection broke'} after ${loaded} of ${size} bytes`
+              + ` (${broke.message}); gave up after ${retries} resumes`;
+            throw new WasmLMError(broke === ENDED_EARLY ? 'TRUNCATED' : 'IO', what, { cause: broke, offset: loaded });
           }
           reader.cancel().catch(() => {});
           for (;;) {
@@ -133,7 +144,7 @@ export async function openDownload(url, { signal, fetch: fetchFn = globalThis.fe
           if (chunk.length === 0) continue;
         }
         if (size !== undefined && loaded + chunk.length > size) {
-          throw new WasmLMError('IO', `${href} sent more than its Content-Length of ${size} bytes`);
+          throw new WasmLMError('BAD_FORMAT', `${href} sent more than its Content-Length of ${size} bytes`, { offset: size });
         }
         loaded += chunk.length;
         if (writer) await writer.write(reader.recycled ? chunk.slice() : chunk); // the reader reuses its buffer
@@ -169,6 +180,7 @@ export async function openDownload(url, { signal, fetch: fetchFn = globalThis.fe
 }
 
 const FINAL = Symbol('no retry');
+const ENDED_EARLY = new Error('the body ended before its Content-Length');
 function final(error) {
   error[FINAL] = true;
   return error;
@@ -178,21 +190,6 @@ function conditionalHeaders({ etag, lastModified }) {
   if (etag) return { 'If-None-Match': etag };
   if (lastModified) return { 'If-Modified-Since': lastModified };
   return {};
-}
-
-async function request(fetchFn, href, { headers, signal }) {
-  let response;
-  try {
-    response = await fetchFn(href, { headers, signal });
-  } catch (cause) {
-    if (signal?.aborted) throw abortedError(signal);
-    throw new WasmLMError('IO', `cannot fetch ${href}: ${cause.message}`, { cause });
-  }
-  if (response.status !== 200 && response.status !== 206 && response.status !== 304) {
-    await response.body?.cancel().catch(() => {});
-    throw new WasmLMError('IO', `HTTP ${response.status} ${response.statusText} for ${href}`.trimEnd());
-  }
-  return response;
 }
 
 function delay(ms, signal) {

@@ -75,7 +75,9 @@ async function instantiate(variant, poolSize, relaxed) {
     const shims = await import('./node-shims.js');
     shims.installGlobals(new URL('.', url)); // web/dist/
     const [{ default: factory }, wasmBinary] = await Promise.all([importGlue[variant](), shims.readWasmBytes(url)]);
-    return shims.withoutGlueProcessHandlers(() => factory({ ...options, wasmBinary }));
+    const module = await shims.withoutGlueProcessHandlers(() => factory({ ...options, wasmBinary }));
+    if (module.PThread) shims.unrefPthreadWorkers(module.PThread);
+    return module;
   }
   const [{ default: factory }, wasmBinary] = await Promise.all([importGlue[variant](), fetchBytes(url)]);
   return factory({ ...options, wasmBinary });

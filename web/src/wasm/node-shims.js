@@ -33,3 +33,19 @@ export async function withoutGlueProcessHandlers(load) {
     }
   }
 }
+
+/**
+ * Idle pthreads must not keep Node running: a process whose work is done
+ * exits without dispose(). (Calls into the pthreads build block the main
+ * thread until the threads finish, so nothing is cut short.)
+ */
+export function unrefPthreadWorkers(pthread) {
+  const unref = (worker) => worker?.unref?.();
+  for (const worker of [...pthread.unusedWorkers, ...pthread.runningWorkers]) unref(worker);
+  const allocate = pthread.allocateUnusedWorker;
+  pthread.allocateUnusedWorker = function allocateUnrefWorker(...args) {
+    const result = allocate.apply(this, args);
+    unref(pthread.unusedWorkers[pthread.unusedWorkers.length - 1]);
+    return result;
+  };
+}

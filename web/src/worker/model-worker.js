@@ -1,7 +1,8 @@
 // The worker side of loadModel(): owns one model session and answers
 // requests {id, op, args} with {id, type: 'progress' | 'piece' | 'result' |
 // 'error'}. Runs as a browser module Worker or a Node worker_thread.
-import { WasmLMError } from '../errors.js';
+import { WasmLMError, throwIfAborted } from '../errors.js';
+import { checkGenerateOptions, checkMessages } from '../options.js';
 import { openModel } from '../model/open-model.js';
 import { generate } from '../model/generate.js';
 import { renderChat, splitChatOptions } from './chat-template.js';
@@ -15,7 +16,8 @@ const post = (message) => port.postMessage(message);
 
 let session = null;
 let info = null;
-const running = new Map(); // request id -> AbortController
+const running = new Map(); // request id -> AbortController, queued or running
+let tail = Promise.resolve(); // the end of the request queue
 
 const ops = {
   async load({ source, options }, { id, signal }) {
@@ -41,13 +43,15 @@ const ops = {
     const s = requireSession();
     const template = info.chatTemplate;
     if (!template) throw new WasmLMError('UNSUPPORTED', 'the model has no chat template (tokenizer.chat_template)');
+    checkMessages(messages);
     const tok = s.tokenizer;
     const text = (id) => (Number.isInteger(id) && id >= 0 && id < tok.nVocab ? tok.decode([id], { renderSpecial: true }) : '');
     const bosToken = text(tok.bos);
     const eosToken = text(tok.eos);
     const specialTokens = { unk_token: text(info.tokenizer?.unk), pad_token: text(info.tokenizer?.pad) };
-    const { kwargs, generateOptions } = splitChatOptions(options);
+    const { kwargs, generateOptions } = splitChatOptions(checkGenerateOptions(options, { nVocab: s.nVocab, kind: 'chat' }));
     const prompt = await renderChat(template, messages, { bosToken, eosToken, specialTokens, kwargs });
+    throwIfAborted(request.signal);
     // The template writes BOS itself when the model wants one.
     const addBos = bosToken !== '' && !prompt.startsWith(bosToken) ? undefined : false;
     return stream(generate(s, prompt, { ...generateOptions, addBos, parseSpecial: true, signal: request.signal }), request);
@@ -108,19 +112,26 @@ function describeSession(s, options) {
   };
 }
 
-// One request at a time per kind would be simpler, but abort must get
-// through while a generation runs: requests are handled as they come, and
-// the generation loop yields between tokens.
-async function handle(message) {
+// Requests run one at a time, in the order they came: two generations (or
+// a reset during one) never interleave on the one context. An abort gets
+// through while a generation runs (the loop yields between tokens); a
+// dispose aborts everything queued or running, then frees the model.
+function handle(message) {
   const { id, op, args } = message;
   if (op === 'abort') {
     running.get(args.target)?.abort();
     return;
   }
+  if (op === 'dispose') for (const controller of running.values()) controller.abort();
   const controller = new AbortController();
   running.set(id, controller);
+  tail = tail.then(() => run(id, op, args, controller));
+}
+
+async function run(id, op, args, controller) {
   try {
     if (!ops[op]) throw new WasmLMError('INTERNAL', `unknown request ${op}`);
+    throwIfAborted(controller.signal);
     const result = await ops[op](args ?? {}, { id, signal: controller.signal });
     post({ id, type: 'result', result });
   } catch (error) {

@@ -19,9 +19,11 @@ run() { # run NAME COMMAND...: tee output to a log, remember failure
 }
 
 # The decoder test models (random weights, every architecture; seconds),
-# which the native, wasm and Jest suites compare with llama.cpp's outputs.
+# which the native, wasm and Jest suites compare with llama.cpp's outputs,
+# and the test data's synth-kq model in MXFP4 (which it lacks).
 if [[ -d ../shared/testdata ]]; then
   node tests/models/decoder-models.js >/dev/null || status=1
+  node tests/models/synth-kq-mxfp4.js >/dev/null || status=1
 fi
 
 run ctest-native ctest --test-dir build-native --output-on-failure -j"$jobs"

@@ -28,6 +28,7 @@
 #include "format/pth_range_reader.h"
 #include "model/decoder_features.h"
 #include "model/meta_checkpoint.h"
+#include "model/quantize_choice.h"
 #include "model/rwkv_model.h"
 #include "model/sequence_model.h"
 #include "model/state_envelope.h"
@@ -544,13 +545,30 @@ class ModelBinding : public ParserFeed {
   // The model's KV cache in bytes, once built.
   double kv_cache_bytes() const { return context_ ? static_cast<double>(context_->state_bytes()) : 0; }
   // Before the bytes stream in: quantize float matrices to `type` as they
-  // arrive (rwkv.cpp's choice of tensors). Errors come back as an object.
+  // arrive (quantize_on_load_picks: rwkv.cpp's choice for RWKV, every matrix
+  // for the transformers; the file's first shard names the architecture).
+  // Errors come back as an object.
   val quantize_on_load(const std::string& type) {
     return guarded([&] {
       const auto t = ggml_type_from_name(type);
       if (!t) fail(ErrorCode::Unsupported, kNoOffset, "unknown tensor type '" + type + "'");
-      store_.quantize_on_load(*t, rwkv_quantizes);
+      store_.quantize_on_load(*t, [this](const TensorInfo& info) {
+        const ModelFile& first = parser_.file();
+        return quantize_on_load_picks(first.metadata.get_string("general.architecture").value_or(""), first.format, info);
+      });
     });
+  }
+  // What quantize-on-load did: [{name, from, to}] in the order the tensors arrived.
+  val quantized_on_load() const {
+    val out = val::array();
+    for (const WeightStore::Quantized& q : store_.quantized()) {
+      val row = val::object();
+      row.set("name", q.name);
+      row.set("from", std::string(ggml_type_info(q.from).name));
+      row.set("to", std::string(ggml_type_info(q.to).name));
+      out.call<void>("push", row);
+    }
+    return out;
   }
   std::string architecture() const { return context_ ? context_->architecture() : std::string(); }
   uint32_t n_ctx() const { return context_ ? context_->n_ctx() : 0; }
@@ -705,7 +723,7 @@ class ModelBinding : public ParserFeed {
   void reset_sampler() { sampler_.reset(); }
 
   // The text of a generation: begin_text() with {stop: [strings], maxTokens,
-  // ignoreEos}, then push_text(id) per generated id -> {text, reason}
+  // ignoreEos, after: the prompt's last ids}, then push_text(id) per generated id -> {text, reason}
   // (reason: null, or why it ended), flush_text() if it ended otherwise.
   val begin_text(const val& options) {
     return guarded([&] {
@@ -717,7 +735,18 @@ class ModelBinding : public ParserFeed {
         for (size_t i = 0, n = stop["length"].as<size_t>(); i < n; ++i) params.stop_strings.push_back(stop[i].as<std::string>());
       if (options["maxTokens"].isNumber()) params.max_tokens = options["maxTokens"].as<int32_t>();
       if (!options["ignoreEos"].as<bool>()) params.stop_tokens = tokenizer_->end_of_generation();
-      text_ = std::make_unique<GenerationText>(*tokenizer_, std::move(params));
+      std::vector<int32_t> after;
+      const val prompt = options["after"];
+      if (!prompt.isUndefined() && !prompt.isNull()) {
+        const size_t n = prompt["length"].as<size_t>();
+        for (size_t i = 0; i < n; ++i) {
+          const int32_t id = prompt[i].as<int32_t>();
+          if (id < 0 || static_cast<size_t>(id) >= tokenizer_->n_vocab())
+            fail(ErrorCode::Internal, kNoOffset, "begin_text: token id " + std::to_string(id) + " is outside the vocabulary");
+          after.push_back(id);
+        }
+      }
+      text_ = std::make_unique<GenerationText>(*tokenizer_, std::move(params), after);
     });
   }
   val push_text(int32_t id) {
@@ -968,6 +997,7 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("tokenBuffer", &ModelBinding::token_buffer)
       .function("eval", &ModelBinding::eval)
       .function("beginText", &ModelBinding::begin_text)
+      .function("quantizedOnLoad", &ModelBinding::quantized_on_load)
       .function("pushText", &ModelBinding::push_text)
       .function("flushText", &ModelBinding::flush_text)
       .function("truncate", &ModelBinding::truncate)

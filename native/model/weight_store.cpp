@@ -5,6 +5,7 @@
 #include <new>
 
 #include "core/error.h"
+#include "model/quantize_choice.h"
 #include "quant/quant_traits.h"
 
 namespace wasmlm {
@@ -59,19 +60,18 @@ void WeightStore::quantize_on_load(GgmlType type, std::function<bool(const Tenso
 
 void WeightStore::quantize(Tensor& t) {
   const TensorInfo& in = t.info;
-  if (in.type != GgmlType::F32 && in.type != GgmlType::F16 && in.type != GgmlType::BF16) return;
-  const uint64_t block = ggml_type_info(quantize_to_).block_size;
-  if (in.ne[0] % block != 0) return;  // rows that cannot hold whole blocks stay as they are
+  const std::optional<GgmlType> to = quantize_choice(quantize_to_, in);
+  if (!to || *to == in.type) return;
   const uint64_t n = in.n_elements();
   TensorInfo out = in;
-  out.type = quantize_to_;
-  out.nbytes = *ggml_nbytes(quantize_to_, n);
+  out.type = *to;
+  out.nbytes = *ggml_nbytes(*to, n);
   AlignedBytes data = allocate(out.nbytes, out);
   // Row by row in slices, so a F16/BF16 tensor is never held whole as floats.
   const uint64_t cols = in.ne[0], rows = n / cols;
   const uint64_t in_row = in.nbytes / rows, out_row = out.nbytes / rows;
   const uint64_t slice_rows = std::max<uint64_t>(1, (1u << 20) / cols);
-  const QuantTraits& q = quant_traits(quantize_to_);
+  const QuantTraits& q = quant_traits(*to);
   const FromFloatFn to_quantized = q.from_float_fast ? q.from_float_fast : q.from_float;  // the same bytes
   std::vector<float> converted(in.type == GgmlType::F32 ? 0 : std::min(rows, slice_rows) * cols);
   for (uint64_t r = 0; r < rows; r += slice_rows) {
@@ -84,6 +84,7 @@ void WeightStore::quantize(Tensor& t) {
     }
     to_quantized(values, data.get() + r * out_row, static_cast<int64_t>(count));
   }
+  quantized_.push_back({in.name, in.type, *to});
   bytes_allocated_ = bytes_allocated_ - in.nbytes + out.nbytes;
   t.data = std::move(data);
   t.info = out;

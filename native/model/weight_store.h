@@ -33,9 +33,16 @@ class WeightStore final : public TensorSink {
   };
 
   // Quantization at load time: each F32/F16/BF16 tensor that `select` picks
-  // is quantized to `type` as soon as its bytes have arrived (so the store
-  // never holds more than one unquantized tensor). Set before loading.
+  // is quantized to `type` (or what quantize_choice() gives where its rows
+  // cannot hold `type`) as soon as its bytes have arrived, so the store never
+  // holds more than one unquantized tensor. Set before loading.
   void quantize_on_load(GgmlType type, std::function<bool(const TensorInfo&)> select);
+  struct Quantized {
+    std::string name;
+    GgmlType from, to;
+  };
+  // The tensors quantized on load so far, in the order they arrived.
+  const std::vector<Quantized>& quantized() const { return quantized_; }
 
   // nullptr if the file has no such tensor or its bytes have not all arrived.
   const Tensor* find(const std::string& name) const;
@@ -49,6 +56,7 @@ class WeightStore final : public TensorSink {
   uint64_t bytes_allocated_ = 0;
   GgmlType quantize_to_ = GgmlType::F32;
   std::function<bool(const TensorInfo&)> quantize_select_;
+  std::vector<Quantized> quantized_;
 
   void quantize(Tensor& t);
 };

@@ -35,6 +35,23 @@ struct block_q8_K { float d; int8_t qs[QK_K]; int16_t bsums[QK_K / 16]; };
 
 struct block_iq4_nl { uint16_t d; uint8_t qs[QK4_NL / 2]; };
 struct block_iq4_xs { uint16_t d; uint16_t scales_h; uint8_t scales_l[QK_K / 64]; uint8_t qs[QK_K / 2]; };
+// IQ2_XXS / IQ2_XS / IQ2_S: 8 weights per grid index with signs, scales per
+// 32 (XXS) or 16 weights (see types/iq2_*.cpp).
+struct block_iq2_xxs { uint16_t d; uint16_t qs[QK_K / 8]; };
+struct block_iq2_xs { uint16_t d; uint16_t qs[QK_K / 8]; uint8_t scales[QK_K / 32]; };
+struct block_iq2_s { uint16_t d; uint8_t qs[QK_K / 4]; uint8_t qh[QK_K / 32]; uint8_t scales[QK_K / 32]; };
+// IQ3_XXS: 8 grid indices per 32 weights (qs[0..63]), then per 32 weights
+// a uint32 of 4 7-bit sign indices (kIqSigns) and a 4-bit scale on top.
+struct block_iq3_xxs { uint16_t d; uint8_t qs[3 * QK_K / 8]; };
+// IQ3_S: 9-bit grid indices (low 8 in qs, 9th in qh), sign bits, 4-bit scales.
+struct block_iq3_s { uint16_t d; uint8_t qs[QK_K / 4]; uint8_t qh[QK_K / 32]; uint8_t signs[QK_K / 8]; uint8_t scales[QK_K / 64]; };
+// IQ1_S: 11-bit grid indices (8 in qs, 3 in qh); qh[ib] also has the 3-bit
+// scale (bits 12-14) and the delta's sign (bit 15) of 32 weights.
+struct block_iq1_s { uint16_t d; uint8_t qs[QK_K / 8]; uint16_t qh[QK_K / 32]; };
+// IQ1_M: 11-bit grid indices, the delta's sign per 8 weights (qh bits 3, 7),
+// 3-bit scales per 16 weights; the fp16 d is the top nibbles of the four
+// little-endian uint16 of scales.
+struct block_iq1_m { uint8_t qs[QK_K / 8]; uint8_t qh[QK_K / 16]; uint8_t scales[QK_K / 32]; };
 
 // Ternary weights (BitNet b1.58, TriLMs): w = d * t, t in {-1, 0, 1}.
 // TQ1_0 packs 5 trits per qs byte and 4 per qh byte, base 3 (see tq1_0.cpp);

@@ -16,6 +16,9 @@ static_assert(sizeof(block_q4_0) == 18 && sizeof(block_q4_1) == 20 && sizeof(blo
 static_assert(sizeof(block_q2_K) == 84 && sizeof(block_q3_K) == 110 && sizeof(block_q4_K) == 144 &&
               sizeof(block_q5_K) == 176 && sizeof(block_q6_K) == 210 && sizeof(block_q8_K) == 292);
 static_assert(sizeof(block_iq4_nl) == 18 && sizeof(block_iq4_xs) == 136);
+static_assert(sizeof(block_iq2_xxs) == 66 && sizeof(block_iq2_xs) == 74 && sizeof(block_iq2_s) == 82);
+static_assert(sizeof(block_iq3_xxs) == 98 && sizeof(block_iq3_s) == 110 && sizeof(block_iq1_s) == 50 &&
+              sizeof(block_iq1_m) == 56);
 static_assert(sizeof(block_tq1_0) == 54 && sizeof(block_tq2_0) == 66 && sizeof(block_mxfp4) == 17);
 
 #ifdef __wasm_simd128__
@@ -42,7 +45,14 @@ QuantTraits make(GgmlType type) {
     case GgmlType::Q6_K: return {type, dequantize_row_q6_K, quantize_row_q6_K, DOT(vec_dot_q6_K_q8_K), vec_dot_q6_K_q8_K, GgmlType::Q8_K};
     case GgmlType::Q8_K: return {type, dequantize_row_q8_K, quantize_row_q8_K, nullptr, nullptr, GgmlType::Q8_K};
     case GgmlType::IQ4_NL: return {type, dequantize_row_iq4_nl, quantize_row_iq4_nl, DOT(vec_dot_iq4_nl_q8_0), vec_dot_iq4_nl_q8_0, GgmlType::Q8_0};
+    case GgmlType::IQ2_XXS: return {type, dequantize_row_iq2_xxs, nullptr, DOT(vec_dot_iq2_xxs_q8_K), vec_dot_iq2_xxs_q8_K, GgmlType::Q8_K};
+    case GgmlType::IQ2_XS: return {type, dequantize_row_iq2_xs, nullptr, DOT(vec_dot_iq2_xs_q8_K), vec_dot_iq2_xs_q8_K, GgmlType::Q8_K};
+    case GgmlType::IQ2_S: return {type, dequantize_row_iq2_s, nullptr, DOT(vec_dot_iq2_s_q8_K), vec_dot_iq2_s_q8_K, GgmlType::Q8_K};
     case GgmlType::IQ4_XS: return {type, dequantize_row_iq4_xs, nullptr, DOT(vec_dot_iq4_xs_q8_K), vec_dot_iq4_xs_q8_K, GgmlType::Q8_K};
+    case GgmlType::IQ3_XXS: return {type, dequantize_row_iq3_xxs, nullptr, DOT(vec_dot_iq3_xxs_q8_K), vec_dot_iq3_xxs_q8_K, GgmlType::Q8_K};
+    case GgmlType::IQ3_S: return {type, dequantize_row_iq3_s, nullptr, DOT(vec_dot_iq3_s_q8_K), vec_dot_iq3_s_q8_K, GgmlType::Q8_K};
+    case GgmlType::IQ1_S: return {type, dequantize_row_iq1_s, nullptr, DOT(vec_dot_iq1_s_q8_K), vec_dot_iq1_s_q8_K, GgmlType::Q8_K};
+    case GgmlType::IQ1_M: return {type, dequantize_row_iq1_m, nullptr, DOT(vec_dot_iq1_m_q8_K), vec_dot_iq1_m_q8_K, GgmlType::Q8_K};
     case GgmlType::TQ1_0: return {type, dequantize_row_tq1_0, quantize_row_tq1_0, DOT(vec_dot_tq1_0_q8_K), vec_dot_tq1_0_q8_K, GgmlType::Q8_K};
     case GgmlType::TQ2_0: return {type, dequantize_row_tq2_0, quantize_row_tq2_0, DOT(vec_dot_tq2_0_q8_K), vec_dot_tq2_0_q8_K, GgmlType::Q8_K};
     case GgmlType::MXFP4: return {type, dequantize_row_mxfp4, quantize_row_mxfp4, DOT(vec_dot_mxfp4_q8_0), vec_dot_mxfp4_q8_0, GgmlType::Q8_0};
@@ -67,6 +77,12 @@ struct Table {
     rows[static_cast<int>(GgmlType::Q5_0)].wide_one_token = false;  // the int8 kernel: 5% faster
     rows[static_cast<int>(GgmlType::IQ4_NL)].vec_dot_wide = vec_dot_iq4_nl_q8_0w;
     rows[static_cast<int>(GgmlType::IQ4_NL)].wide_one_token = false;
+    rows[static_cast<int>(GgmlType::MXFP4)].vec_dot_wide = vec_dot_mxfp4_q8_0w;
+    rows[static_cast<int>(GgmlType::MXFP4)].wide_one_token = false;
+    rows[static_cast<int>(GgmlType::TQ1_0)].vec_dot_wide = vec_dot_tq1_0_q8_Kw;
+    rows[static_cast<int>(GgmlType::TQ1_0)].wide_one_token = false;
+    rows[static_cast<int>(GgmlType::TQ2_0)].vec_dot_wide = vec_dot_tq2_0_q8_Kw;
+    rows[static_cast<int>(GgmlType::TQ2_0)].wide_one_token = false;
     rows[static_cast<int>(GgmlType::F16)].vec_dot_wide = vec_dot_f16_f32w;
     rows[static_cast<int>(GgmlType::Q4_1)].vec_dot_wide = vec_dot_q4_1_q8_1w;
     rows[static_cast<int>(GgmlType::Q4_1)].wide_tokens = kMaxWideTokens;
@@ -81,10 +97,22 @@ struct Table {
     rows[static_cast<int>(GgmlType::Q5_K)].wide_tokens = kMaxWideTokens;
     rows[static_cast<int>(GgmlType::Q6_K)].vec_dot_wide = vec_dot_q6_K_q8_Kw;
     rows[static_cast<int>(GgmlType::Q6_K)].wide_tokens = kMaxWideTokens;
+    rows[static_cast<int>(GgmlType::IQ3_XXS)].vec_dot_wide = vec_dot_iq3_xxs_q8_Kw;
+    rows[static_cast<int>(GgmlType::IQ3_S)].vec_dot_wide = vec_dot_iq3_s_q8_Kw;
+    rows[static_cast<int>(GgmlType::IQ1_S)].vec_dot_wide = vec_dot_iq1_s_q8_Kw;
+    rows[static_cast<int>(GgmlType::IQ1_M)].vec_dot_wide = vec_dot_iq1_m_q8_Kw;
+    rows[static_cast<int>(GgmlType::IQ2_XXS)].vec_dot_wide = vec_dot_iq2_xxs_q8_Kw;
+    rows[static_cast<int>(GgmlType::IQ2_XS)].vec_dot_wide = vec_dot_iq2_xs_q8_Kw;
+    rows[static_cast<int>(GgmlType::IQ2_S)].vec_dot_wide = vec_dot_iq2_s_q8_Kw;
+    for (GgmlType t : {GgmlType::IQ2_XXS, GgmlType::IQ2_XS, GgmlType::IQ2_S}) rows[static_cast<int>(t)].wide_tokens = kMaxWideTokens;
     rows[static_cast<int>(GgmlType::Q8_0)].from_float_fast = quantize_row_q8_0_simd;
     rows[static_cast<int>(GgmlType::Q8_K)].from_float_fast = quantize_row_q8_K_simd;
     if (relaxed_simd_active()) {
       // One token through the relaxed 8-bit dot on int8 activations (same bits).
+      rows[static_cast<int>(GgmlType::Q2_K)].vec_dot = vec_dot_q2_K_q8_K_relaxed;
+      rows[static_cast<int>(GgmlType::Q2_K)].wide_one_token = false;
+      rows[static_cast<int>(GgmlType::Q3_K)].vec_dot = vec_dot_q3_K_q8_K_relaxed;
+      rows[static_cast<int>(GgmlType::Q3_K)].wide_one_token = false;
       rows[static_cast<int>(GgmlType::Q4_K)].vec_dot = vec_dot_q4_K_q8_K_relaxed;
       rows[static_cast<int>(GgmlType::Q4_K)].wide_one_token = false;
       rows[static_cast<int>(GgmlType::Q5_K)].vec_dot = vec_dot_q5_K_q8_K_relaxed;

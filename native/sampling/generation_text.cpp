@@ -4,8 +4,10 @@
 
 namespace wasmlm {
 
-GenerationText::GenerationText(const Tokenizer& tokenizer, StopParams params)
-    : detok_(tokenizer), stop_(std::move(params)) {}
+GenerationText::GenerationText(const Tokenizer& tokenizer, StopParams params, const std::vector<int32_t>& prompt)
+    : detok_(tokenizer), stop_(std::move(params)) {
+  detok_.continue_after(prompt);
+}
 
 StopChecker::Step GenerationText::push(int32_t id) {
   if (stop_.done() || stop_.is_stop_token(id)) return stop_.push(id, "");

@@ -14,8 +14,10 @@ namespace wasmlm {
 
 class GenerationText {
  public:
-  // The tokenizer must outlive this object.
-  GenerationText(const Tokenizer& tokenizer, StopParams params);
+  // The tokenizer must outlive this object. `prompt`: the ids the generated
+  // ones follow (only the last few matter; see
+  // StreamingDetokenizer::continue_after); none: the text of a sequence of its own.
+  GenerationText(const Tokenizer& tokenizer, StopParams params, const std::vector<int32_t>& prompt = {});
 
   // One generated id; .text is safe to show now. After a stop: the reason, no text.
   StopChecker::Step push(int32_t id);

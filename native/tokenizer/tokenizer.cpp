@@ -655,6 +655,18 @@ void StreamingDetokenizer::reset() {
   pending_.clear();
 }
 
+void StreamingDetokenizer::continue_after(const std::vector<int32_t>& preceding) {
+  reset();
+  if (preceding.empty()) return;
+  strip_pending_ = false;
+  // An unfinished character is at most 3 bytes: the last tokens giving 4.
+  std::string tail;
+  for (size_t i = preceding.size(); i-- > 0 && tail.size() < 4;)
+    tail.insert(0, tokenizer_->token_bytes(preceding[i], options_.render_special));
+  pending_ = std::move(tail);
+  take_valid();  // what the prompt showed goes; an unfinished character stays
+}
+
 std::string StreamingDetokenizer::push(int32_t id) {
   std::string piece = tokenizer_->token_bytes(id, options_.render_special);
   if (strip_pending_ && !piece.empty()) {

@@ -148,6 +148,12 @@ class Tokenizer {
 class StreamingDetokenizer {
  public:
   explicit StreamingDetokenizer(const Tokenizer& tokenizer, const DecodeOptions& options = {});
+  // Continue a sequence that began with `preceding` (a prompt), as llama.cpp
+  // shows generated tokens: its detokenization of prompt + generated minus the
+  // prompt's. No space is stripped (only a sequence's first token loses its
+  // SentencePiece space), and the first bytes of a character that the prompt's
+  // last tokens began wait for the rest.
+  void continue_after(const std::vector<int32_t>& preceding);
   std::string push(int32_t id);
   // The held bytes of an unfinished character, as U+FFFD (empty if none).
   std::string flush();

@@ -41,17 +41,61 @@ describe('wasmlm CLI usage', () => {
     expect((await wasmlm('inspect', 'a', '--bogus')).code).toBe(2);
   });
 
+  test('--version prints the package version', async () => {
+    const { version } = JSON.parse(await (await import('node:fs/promises')).readFile(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+    expect(await wasmlm('--version')).toEqual({ code: 0, stdout: `wasmlm ${version}\n`, stderr: '' });
+  });
+
+  test('--help is one line per command', async () => {
+    const { stdout } = await wasmlm('--help');
+    const commands = stdout.split('\n').filter((l) => /^ {2}\w/.test(l));
+    expect(commands.map((l) => l.trim().split(/\s+/)[0])).toEqual(['inspect', 'tensor', 'run', 'tokenize']);
+  });
+
+  test('bad usage is one line naming what was wrong and where help is, exit 2', async () => {
+    const cases = [
+      [['inspect', 'a.gguf', '--bogus'], "wasmlm inspect: unknown option '--bogus' (see 'wasmlm inspect --help')\n"],
+      [['run', 'a.gguf', '--prompt', 'x', '--n', 'many'], "wasmlm run: --n expects an integer >= 0 (see 'wasmlm run --help')\n"],
+      [['run', 'a.gguf', '--prompt', 'x', '--top-k', '-3'],
+        "wasmlm run: option '--top-k' needs a value (a negative one as --top-k=-3) (see 'wasmlm run --help')\n"],
+      [['tokenize'], "wasmlm tokenize: tokenize takes exactly one FILE (see 'wasmlm tokenize --help')\n"],
+      [['frobnicate'], "wasmlm: unknown command 'frobnicate' (see 'wasmlm --help')\n"],
+    ];
+    for (const [args, stderr] of cases) expect(await wasmlm(...args)).toEqual({ code: 2, stdout: '', stderr });
+  });
+
+  test('errors are one line without a stack; --debug adds the stack', async () => {
+    const plain = await wasmlm('inspect', 'no/such/model.gguf');
+    expect(plain.stderr.split('\n')).toHaveLength(2); // one line and the final newline
+    const debug = await wasmlm('inspect', 'no/such/model.gguf', '--debug');
+    expect(debug.code).toBe(1);
+    expect(debug.stderr.split('\n')[0]).toBe(plain.stderr.trimEnd());
+    expect(debug.stderr).toMatch(/\n\s+at .*node-file-source\.js/);
+  });
+
+  test('a URL that cannot be fetched is named with the cause', async () => {
+    const http = await import('node:http');
+    const server = http.createServer();
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address();
+    await new Promise((resolve) => server.close(resolve)); // nothing listens there now
+    const url = `http://127.0.0.1:${port}/model.gguf`;
+    const { code, stderr } = await wasmlm('inspect', url);
+    expect(code).toBe(1);
+    expect(stderr).toBe(`wasmlm inspect: IO: cannot fetch ${url}: fetch failed: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+  });
+
   test('a missing file exits 1 with an IO error', async () => {
     const { code, stderr } = await wasmlm('inspect', 'no/such/model.gguf');
     expect(code).toBe(1);
-    expect(stderr).toMatch(/^wasmlm: IO: cannot read no\/such\/model.gguf/);
+    expect(stderr).toMatch(/^wasmlm inspect: IO: cannot read no\/such\/model.gguf/);
   });
 
   test('a file that is no model exits 1 with BAD_FORMAT at byte 0', async () => {
     const { code, stdout, stderr } = await wasmlm('inspect', 'package.json');
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr).toMatch(/^wasmlm: BAD_FORMAT at byte 0: expected a GGUF/);
+    expect(stderr).toMatch(/^wasmlm inspect: BAD_FORMAT at byte 0: expected a GGUF/);
   });
 });
 
@@ -96,9 +140,31 @@ describeWithTestdata('wasmlm inspect on test models', () => {
       fs.writeFileSync(cut, fs.readFileSync(testdataPath(STORIES_GGUF)).subarray(0, 5000));
       const { code, stderr } = await wasmlm('inspect', cut);
       expect(code).toBe(1);
-      expect(stderr).toMatch(/^wasmlm: TRUNCATED at byte \d+: expected /);
+      expect(stderr).toMatch(/^wasmlm inspect: TRUNCATED at byte \d+: expected /);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describeWithTestdata('wasmlm run and tokenize speak the CLI\'s language', () => {
+  test('out of memory names --ctx, not the JS option', async () => {
+    const { code, stderr } = await wasmlm('run', testdataPath(STORIES_GGUF), '--prompt', 'hi', '--ctx', '900000000');
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^wasmlm run: OUT_OF_MEMORY: .*; use a smaller --ctx\n$/);
+  });
+
+  test('stdin less its one trailing newline is --text; --raw keeps it', async () => {
+    const pipe = (input, ...args) => new Promise((resolve, reject) => {
+      const child = execFile(process.execPath, [CLI, 'tokenize', testdataPath(STORIES_GGUF), ...args], { cwd: REPO_ROOT },
+        (error, stdout) => (error ? reject(error) : resolve(stdout)));
+      child.stdin.end(input);
+    });
+    const hello = (await wasmlm('tokenize', testdataPath(STORIES_GGUF), '--text', 'hello')).stdout;
+    expect(await pipe('hello\n')).toBe(hello);
+    expect(await pipe('hello\r\n')).toBe(hello);
+    expect(await pipe('hello')).toBe(hello);
+    expect(await pipe('hello\n', '--raw')).toBe((await wasmlm('tokenize', testdataPath(STORIES_GGUF), '--text', 'hello\n')).stdout);
+    expect(await pipe('hello\n\n')).toBe((await wasmlm('tokenize', testdataPath(STORIES_GGUF), '--text', 'hello\n')).stdout);
   });
 });

@@ -119,4 +119,32 @@ describeWithChromium('openModel in Chromium', () => {
     expect(tooBig.error).toMatchObject({ name: 'WasmLMError', code: 'OUT_OF_MEMORY' });
     expect((await load()).error).toBeUndefined();
   }, TIMEOUT);
+
+  // The worker runs at /web/src/worker/: a relative URL still means the page's.
+  test('loadModel() resolves relative URLs against the page (document.baseURI), as fetch() does', async () => {
+    const result = await page.evaluate(async () => {
+      const { loadModel } = await import('/web/src/index.js');
+      const run = async (source) => {
+        const lm = await loadModel(source, { contextLength: 16 });
+        try {
+          return (await lm.complete('Once upon a', { maxTokens: 4, temperature: 0 })).text;
+        } finally {
+          await lm.dispose();
+        }
+      };
+      const here = await run('../../testdata/llama/stories260K/stories260K.gguf'); // page: /web/dist/package.json
+      const base = document.createElement('base');
+      base.href = '/testdata/llama/stories260K/reference/';
+      document.head.append(base);
+      try {
+        return { here, withBase: await run('../stories260K.gguf'), shards: await run(['../stories260K.gguf']) };
+      } finally {
+        base.remove();
+      }
+    });
+    expect(result).toEqual({ here: ' time, there was', withBase: ' time, there was', shards: ' time, there was' });
+    const model = requests.filter((r) => r.url === MODEL);
+    expect(model.length).toBe(3);
+    expect(requests.filter((r) => r.url.startsWith('/web/src/') && r.url.endsWith('.gguf'))).toEqual([]);
+  }, TIMEOUT);
 });

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { inspect, loadWasmModule, releaseWasmModules } from '../../web/src/index.js';
+import { inspect, loadWasmModule, releaseWasmModules, tensorStats } from '../../web/src/index.js';
 import { startServer } from '../../scripts/serve.js';
 import { describeWithTestdata, REPO_ROOT, TESTDATA, testdataPath } from './helpers/testdata.js';
 
@@ -56,6 +56,58 @@ const haveTorch = (() => {
     return false;
   }
 })();
+
+/** torch's values of every tensor: {name: {n, sum, sumsq, min, max, first32}} (first32 in logical order). */
+function torchStats(file) {
+  const script = `
+import json, math, sys, torch
+out = {}
+def walk(prefix, v):
+    if isinstance(v, torch.Tensor):
+        x = v.detach().reshape(-1).to(torch.float64)
+        finite = x[~torch.isnan(x)]
+        num = lambda a: a if math.isfinite(a) else repr(a)  # 'nan', 'inf', '-inf'
+        out[prefix] = {'n': x.numel(), 'sum': num(x.sum().item()), 'sumsq': num((x * x).sum().item()),
+                       'min': num(finite.min().item()) if finite.numel() else None,
+                       'max': num(finite.max().item()) if finite.numel() else None,
+                       'first32': [num(a) for a in x[:32].tolist()]}
+    elif isinstance(v, dict):
+        for k, y in v.items(): walk(f'{prefix}.{k}' if prefix else str(k), y)
+    elif isinstance(v, (list, tuple)):
+        for i, y in enumerate(v): walk(f'{prefix}.{i}' if prefix else str(i), y)
+walk('', torch.load(sys.argv[1], map_location='cpu'))
+print(json.dumps(out))`;
+  return JSON.parse(execFileSync(TORCH_PYTHON, ['-c', script, file], { encoding: 'utf8' }));
+}
+
+const STATS_FILES = ['pytorch/candle/fortran_tensor_3d.pth', 'pytorch/burn/bfloat16.pt', 'pytorch/burn/float16.pt',
+  'pytorch/burn/int64.pt', 'pytorch/burn/special_values.pt', 'pytorch/burn/legacy_with_offsets.pt', 'pytorch/meta-stories260K/legacy-f32/consolidated.00.pth'];
+
+describeWithTestdata('tensorStats() on PyTorch checkpoints', () => {
+  afterAll(() => releaseWasmModules());
+
+  (haveTorch ? test.each(STATS_FILES) : test.skip.each(STATS_FILES))('%s: every tensor\'s values as torch has them', async (rel) => {
+    const file = testdataPath(rel);
+    const want = torchStats(file);
+    const { tensors } = await inspect(file);
+    expect(tensors.length).toBe(Object.keys(want).length);
+    for (const t of tensors) {
+      const got = await tensorStats(file, t.name);
+      const w = want[t.name];
+      // torch's non-finite numbers come as Python's repr: 'nan', 'inf', '-inf'.
+      const value = (v) => (typeof v === 'string' ? { nan: NaN, inf: Infinity, '-inf': -Infinity }[v] : v);
+      const near = (a, b) => Object.is(a, value(b)) || Math.abs(a - value(b)) <= 1e-9 * Math.max(1, Math.abs(value(b)));
+      expect({ name: t.name, type: got.type, shape: got.shape, n: got.n }).toEqual({ name: t.name, type: t.dtype, shape: t.shape, n: w.n });
+      expect([near(got.sum, w.sum), near(got.sumsq, w.sumsq)]).toEqual([true, true]);
+      if (w.min != null) expect([got.min, got.max]).toEqual([value(w.min), value(w.max)]);
+      expect(got.first32).toEqual(w.first32.map(value));
+    }
+  });
+
+  test('a tensor name that is not there is BAD_FORMAT', async () => {
+    await expect(tensorStats(testdataPath('pytorch/burn/float16.pt'), 'nope')).rejects.toMatchObject({ code: 'BAD_FORMAT' });
+  });
+});
 
 describeWithTestdata('PyTorch checkpoints through inspect()', () => {
   let server;
@@ -127,6 +179,6 @@ describeWithTestdata('PyTorch checkpoints through inspect()', () => {
     })]);
     const broken = await run('node', ['web/bin/wasmlm.js', 'inspect', testdataPath('pytorch/burn/broken.pt')], { cwd: REPO_ROOT }).catch((e) => e);
     expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(/wasmlm: (TRUNCATED|BAD_FORMAT)/);
+    expect(broken.stderr).toMatch(/wasmlm inspect: (TRUNCATED|BAD_FORMAT)/);
   });
 });

@@ -42,6 +42,25 @@ describeWithTestdata('running stories260K in wasm', () => {
     expect(maxDiff).toBeLessThan(kv === 'f16' ? 1e-3 : 1e-4); // measured: 2.5e-4 and 4.8e-6
   }, 60000);
 
+  // As llama.cpp shows generated text: its detokenization of prompt +
+  // generated minus the prompt's, so the first piece keeps its SentencePiece
+  // space (llama.cpp prints " time, there was" here).
+  test('the first generated piece keeps its leading space, in text and in --json', async () => {
+    const args = ['web/bin/wasmlm.js', 'run', testdataPath(STORIES_GGUF), '--prompt', 'Once upon a', '--n', '4', '--temp', '0'];
+    const { stdout } = await run('node', args, { cwd: REPO_ROOT });
+    expect(stdout).toBe(' time, there was\n');
+    const result = JSON.parse((await run('node', [...args, '--json'], { cwd: REPO_ROOT })).stdout);
+    expect(result.text).toBe(' time, there was');
+    const model = await openModel(testdataPath(STORIES_GGUF), { contextLength: 32 });
+    try {
+      const decode = (ids) => model.tokenizer.decode(ids);
+      expect(result.text).toBe(decode([...result.prompt_ids, ...result.ids]).slice(decode(result.prompt_ids).length));
+      expect((await model.complete('Once upon a', { maxTokens: 4, temperature: 0 })).text).toBe(' time, there was');
+    } finally {
+      model.dispose();
+    }
+  }, 60000);
+
   const runIds = async (extra) => {
     const { stdout } = await run('node', ['web/bin/wasmlm.js', 'run', testdataPath(STORIES_GGUF), '--prompt-ids', PROMPT.join(','),
       '--n', '32', '--json', ...extra], { cwd: REPO_ROOT });

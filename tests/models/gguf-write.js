@@ -15,6 +15,10 @@ export const GGML = {
   Q5_1: { id: 7, block: 32, bytes: 24, ftype: 9 },
   Q8_0: { id: 8, block: 32, bytes: 34, ftype: 7 },
   Q4_K: { id: 12, block: 256, bytes: 144, ftype: 15 }, // MOSTLY_Q4_K_M
+  IQ2_XS: { id: 17, block: 256, bytes: 74, ftype: 20 },
+  IQ3_XXS: { id: 18, block: 256, bytes: 98, ftype: 23 },
+  TQ2_0: { id: 35, block: 256, bytes: 66, ftype: 37 },
+  MXFP4: { id: 39, block: 32, bytes: 17, ftype: 38 }, // MOSTLY_MXFP4_MOE
 };
 
 // GGUF metadata value types.
@@ -219,6 +223,43 @@ export function quantizedMatrix(type, nIn, nOut, sigma, seed) {
       bytes[at + 2] = dmin[k] & 0xff;
       bytes[at + 3] = dmin[k] >>> 8;
     }
+  } else if (type === 'IQ2_XS') {
+    // block_iq2_xs {half d, u16 qs[32] (9-bit grid index, 7-bit sign index), u8 scales[8]}:
+    // every bit pattern is valid; w = d (0.5 + s) / 4 * grid * sign, std ~ 67 d
+    const d = variants(sigma / 67);
+    for (let b = 0, at = 0; b < nBlocks; b++, at += 74) {
+      const h = d[bytes[at] & 63];
+      bytes[at] = h & 0xff;
+      bytes[at + 1] = h >>> 8;
+    }
+  } else if (type === 'IQ3_XXS') {
+    // block_iq3_xxs {half d, u8 qs[96]}: 64 grid indexes, then 8 u32 of four
+    // 7-bit sign indexes and a 4-bit scale; any bits are valid. w = d (0.5 + s) / 2 * grid * sign, std ~ 172 d
+    const d = variants(sigma / 172);
+    for (let b = 0, at = 0; b < nBlocks; b++, at += 98) {
+      const h = d[bytes[at] & 63];
+      bytes[at] = h & 0xff;
+      bytes[at + 1] = h >>> 8;
+    }
+  } else if (type === 'TQ2_0') {
+    // block_tq2_0 {u8 qs[64], half d}: 2-bit fields t + 1, t in {-1, 0, 1}
+    // (the pattern 3 becomes 1: t = 0 half the time): std d / sqrt(2)
+    const d = variants(sigma * Math.SQRT2);
+    for (let b = 0, at = 0; b < nBlocks; b++, at += 66) {
+      for (let i = at; i < at + 64; i++) {
+        let v = bytes[i];
+        for (let k = 0; k < 8; k += 2) if (((v >> k) & 3) === 3) v ^= 2 << k;
+        bytes[i] = v;
+      }
+      const h = d[bytes[at + 64] & 63];
+      bytes[at + 64] = h & 0xff;
+      bytes[at + 65] = h >>> 8;
+    }
+  } else if (type === 'MXFP4') {
+    // block_mxfp4 {u8 e, u8 qs[16]}: E2M1 codes (levels 0..±12 doubled, rms
+    // 5.85) times 2^(e - 128), e within one of the exponent giving std sigma
+    const e0 = 128 + Math.round(Math.log2(sigma / 5.85));
+    for (let b = 0, at = 0; b < nBlocks; b++, at += 17) bytes[at] = e0 + (bytes[at] % 3) - 1;
   } else {
     throw new Error(`type ${type}`);
   }

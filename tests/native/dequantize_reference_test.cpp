@@ -91,7 +91,7 @@ TEST(DequantizeReference, EveryTensorMatchesLlamaCppGgufPy) {
   check_reference_file(reference_testdata() / "synth-kq/reference/dequant-reference.json", checked, pending);
   // Every type the kernel issue lists that occurs in the data was checked.
   for (const char* type : {"F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K",
-                           "Q5_K", "Q6_K", "IQ4_NL", "IQ4_XS", "TQ1_0", "TQ2_0"})
+                           "Q5_K", "Q6_K", "IQ4_NL", "IQ4_XS", "IQ3_XXS", "IQ3_S", "IQ1_S", "IQ1_M", "TQ1_0", "TQ2_0", "IQ2_XXS", "IQ2_XS", "IQ2_S"})
     EXPECT_TRUE(checked.count(type)) << type << " was not covered by the reference data";
   std::string pending_list;
   for (const auto& t : pending) pending_list += t + " ";

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "format/incremental_parser.h"
+#include "generated_vocab.h"
 #include "sampling/generation_text.h"
 #include "testdata.h"
 
@@ -95,4 +97,42 @@ TEST(GenerationText, MaxTokensEndsTheStream) {
   auto [shown, reason] = stream(tok, ids, params);
   EXPECT_EQ(reason, StopReason::MaxTokens);
   EXPECT_EQ(shown, tok.decode({ids[0], ids[1], ids[2]}));
+}
+
+// Generated ids after a prompt show what native llama.cpp shows
+// (tests/reference/tokenizers/record-generation-text.js): its detokenization
+// of prompt + generated ids minus the prompt's. SentencePiece pieces keep
+// their leading space (only a sequence's first token loses it: "Once upon a"
+// + "▁time" shows " time"), and a character the prompt began shows whole.
+TEST(GenerationText, AfterAPromptShowsWhatLlamaCppShows) {
+  WASMLM_REQUIRE_TESTDATA();
+  const nlohmann::json ref = nlohmann::json::parse(
+      wasmlm_test::read_text(wasmlm_test::reference_dir() + "/tokenizers/generation-text.json"));
+  int checked = 0, split = 0;
+  for (const auto& [name, v] : ref["vocabs"].items()) {
+    SCOPED_TRACE(name);
+    const std::string file = v["file"];
+    std::string path;
+    if (file.rfind("generated:", 0) == 0) {
+      WASMLM_REQUIRE_FILE(generated, wasmlm_test::generated_vocab_gguf(file.substr(10), &why_));
+      path = generated;
+    } else {
+      path = wasmlm_test::testdata_dir() + "/" + file;
+    }
+    const std::vector<uint8_t> bytes = wasmlm_test::read_file(path);
+    const Tokenizer tok =
+        Tokenizer::from_model_file(read_model_directory(bytes.size(), read_from_memory(bytes.data(), bytes.size())));
+    for (const auto& c : v["cases"]) {
+      const std::vector<int32_t> prompt = c["prompt_ids"].get<std::vector<int32_t>>();
+      SCOPED_TRACE(tok.decode(prompt));
+      GenerationText gen(tok, {}, prompt);
+      std::string shown;
+      for (int32_t id : c["generated_ids"].get<std::vector<int32_t>>()) shown += gen.push(id).text;
+      EXPECT_EQ(shown + gen.flush(), c["shown"].get<std::string>());
+      ++checked;
+      split += (static_cast<unsigned char>(tok.decode(prompt).back()) == 0xBD);  // ends in U+FFFD
+    }
+  }
+  EXPECT_GE(checked, 40);
+  EXPECT_GE(split, 10);  // prompts ending inside a character
 }

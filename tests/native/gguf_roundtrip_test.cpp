@@ -110,6 +110,13 @@ GgufSpec everything_spec(uint32_t version, bool big_endian) {
       GTensor{"blk.0.\xD1\x84\xD1\x84\xD0\xBD", {7, 3}, 0, {}, {}},
       GTensor{"q8_0.rows_cross_blocks", {48, 2}, 8, {}, {}},  // 96 elements = 3 blocks, rows of 48
       GTensor{"tq2_0", {256}, 35 /*TQ2_0*/, {}, {}},
+      GTensor{"iq3_xxs", {256}, 18 /*IQ3_XXS*/, {}, {}},
+      GTensor{"iq3_s", {256, 2}, 21 /*IQ3_S*/, {}, {}},
+      GTensor{"iq1_s", {512}, 19 /*IQ1_S*/, {}, {}},
+      GTensor{"iq1_m", {256}, 29 /*IQ1_M*/, {}, {}},
+      GTensor{"iq2_xxs", {256}, 16 /*IQ2_XXS*/, {}, {}},
+      GTensor{"iq2_xs", {256, 2}, 17 /*IQ2_XS*/, {}, {}},
+      GTensor{"iq2_s", {512}, 22 /*IQ2_S*/, {}, {}},
   };
   return s;
 }

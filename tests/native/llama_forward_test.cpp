@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "gguf_writer.h"
 #include "model/decoder_context.h"
 #include "testdata.h"
 
@@ -123,8 +124,17 @@ TEST(LlamaForward, ReferenceModelsMatchLlamaCppWithTheDefaultF16KvCache) {
       {K + "synth-kq-pure-Q5_1.gguf", K + "reference/synth-kq-pure-Q5_1.logits.f32", 1e-3},
       {K + "synth-kq-pure-IQ4_NL.gguf", K + "reference/synth-kq-pure-IQ4_NL.logits.f32", 1e-3},
       {K + "synth-kq-pure-IQ4_XS.gguf", K + "reference/synth-kq-pure-IQ4_XS.logits.f32", 1e-3},
+      {K + "synth-kq-pure-IQ3_XXS.gguf", K + "reference/synth-kq-pure-IQ3_XXS.logits.f32", 1e-3},  // 1.1e-7
+      {K + "synth-kq-pure-IQ3_S.gguf", K + "reference/synth-kq-pure-IQ3_S.logits.f32", 1e-3},  // 8e-8
+      {K + "synth-kq-IQ3_XS.gguf", K + "reference/synth-kq-IQ3_XS.logits.f32", 1e-3},  // 3.9e-8
+      {K + "synth-kq-IQ3_M.gguf", K + "reference/synth-kq-IQ3_M.logits.f32", 1e-3},  // 8.5e-8
+      {K + "synth-kq-imat-pure-IQ1_S.gguf", K + "reference/synth-kq-imat-pure-IQ1_S.logits.f32", 1e-3},  // 7.1e-8
+      {K + "synth-kq-imat-pure-IQ1_M.gguf", K + "reference/synth-kq-imat-pure-IQ1_M.logits.f32", 1e-3},  // 3.7e-8
       {K + "synth-kq-pure-TQ1_0.gguf", K + "reference/synth-kq-pure-TQ1_0.logits.f32", 1e-3},  // 6e-8
       {K + "synth-kq-pure-TQ2_0.gguf", K + "reference/synth-kq-pure-TQ2_0.logits.f32", 1e-3},  // 6e-8
+      {K + "synth-kq-imat-pure-IQ2_XXS.gguf", K + "reference/synth-kq-imat-pure-IQ2_XXS.logits.f32", 1e-3},  // 1.3e-7
+      {K + "synth-kq-imat-pure-IQ2_XS.gguf", K + "reference/synth-kq-imat-pure-IQ2_XS.logits.f32", 1e-3},  // 3.8e-8
+      {K + "synth-kq-imat-pure-IQ2_S.gguf", K + "reference/synth-kq-imat-pure-IQ2_S.logits.f32", 1e-3},  // 4.2e-8
   };
   for (const Case& cs : cases) {
     if (!fs::exists(wasmlm_test::testdata_dir() + "/" + cs.ref)) continue;
@@ -151,8 +161,28 @@ TEST(LlamaForward, RowsThatSplitBlocksAndUncomputableTypesAreTypedErrors) {
     EXPECT_EQ(e.code(), ErrorCode::Unsupported);
     EXPECT_NE(std::string(e.what()).find("ffn_down"), std::string::npos) << e.what();
   }
-  auto iq = wasmlm_test::load_model("synth-kq/synth-kq-imat-pure-IQ2_XXS.gguf");
-  EXPECT_THROW(DecoderModel(iq->file, iq->store), Error);
+  // A matrix of a type without a dot kernel (Q8_K only holds activations).
+  wasmlm_test::GgufSpec s;
+  s.kv = {{"general.architecture", wasmlm_test::GValue::string("llama")},
+          {"llama.embedding_length", wasmlm_test::GValue::u32(256)},
+          {"llama.block_count", wasmlm_test::GValue::u32(1)},
+          {"llama.attention.head_count", wasmlm_test::GValue::u32(1)},
+          {"llama.feed_forward_length", wasmlm_test::GValue::u32(256)}};
+  s.tensors = {{"token_embd.weight", {256, 8}, 0 /*F32*/, {}, {}}, {"output_norm.weight", {256}, 0, {}, {}}};
+  for (const char* n : {"attn_norm.weight", "ffn_norm.weight"}) s.tensors.push_back({std::string("blk.0.") + n, {256}, 0, {}, {}});
+  for (const char* n : {"attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_output.weight", "ffn_gate.weight",
+                        "ffn_up.weight", "ffn_down.weight"})
+    s.tensors.push_back({std::string("blk.0.") + n, {256, 256}, std::string(n) == "attn_k.weight" ? 15u /*Q8_K*/ : 0u, {}, {}});
+  const std::vector<uint8_t> bytes = wasmlm_test::write_gguf(s).bytes;
+  WeightStore store;
+  const ModelFile file = load_weights(bytes.size(), read_from_memory(bytes.data(), bytes.size()), store);
+  try {
+    DecoderModel model(file, store);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Unsupported) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Q8_K"), std::string::npos) << e.what();
+  }
 }
 
 TEST(LlamaForward, ContextOverflowAndBadTokensAreTypedErrors) {

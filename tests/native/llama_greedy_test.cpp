@@ -21,7 +21,6 @@ using namespace wasmlm;
 namespace {
 
 struct Result {
-  bool computable = true;
   std::vector<int32_t> prompt_ids, greedy;
 };
 
@@ -34,14 +33,8 @@ Result run_greedy(const std::string& path, const std::string& prompt, int steps,
   EncodeOptions options;
   options.add_bos = tokenizer.add_bos_default();
   r.prompt_ids = tokenizer.encode(prompt, options);
-  std::unique_ptr<DecoderModel> model;
-  try {
-    model = std::make_unique<DecoderModel>(file, store);
-  } catch (const Error& e) {
-    if (e.code() != ErrorCode::Unsupported) throw;
-    r.computable = false;  // IQ1-IQ3 types have no kernels yet
-    return r;
-  }
+  // Every weight type llama.cpp writes has kernels: none may be refused.
+  auto model = std::make_unique<DecoderModel>(file, store);
   ThreadPool pool(1);
   DecoderContext ctx(*model, static_cast<uint32_t>(r.prompt_ids.size() + steps), pool, kv);
   const float* logits = ctx.eval(r.prompt_ids.data(), static_cast<int>(r.prompt_ids.size()));
@@ -60,7 +53,7 @@ Result run_greedy(const std::string& path, const std::string& prompt, int steps,
 
 TEST(LlamaGreedy, EveryReferenceModelGeneratesLlamaCppsTokens) {
   WASMLM_REQUIRE_TESTDATA();
-  int checked = 0, not_computable = 0;
+  int checked = 0;
   for (const std::string dir : {"llama/stories260K", "synth-kq"}) {
     const bool close_calls = dir == "synth-kq";
     nlohmann::json refs = nlohmann::json::parse(
@@ -79,15 +72,10 @@ TEST(LlamaGreedy, EveryReferenceModelGeneratesLlamaCppsTokens) {
       const KvCacheType kv = r.value("kv_cache", "f16") == "f32" ? KvCacheType::F32 : KvCacheType::F16;
       Result got = run_greedy(wasmlm_test::testdata_dir() + "/" + dir + "/" + file, r["prompt"], steps, kv);
       EXPECT_EQ(got.prompt_ids, r["prompt_ids"].get<std::vector<int32_t>>());
-      if (!got.computable) {
-        ++not_computable;
-        continue;
-      }
       EXPECT_EQ(got.greedy, std::vector<int32_t>(want.begin(), want.begin() + steps)) << steps << " steps";
       ++checked;
     }
   }
-  std::printf("greedy tokens checked for %d reference runs; %d use types without kernels yet\n", checked,
-              not_computable);
-  EXPECT_GE(checked, 28);
+  std::printf("greedy tokens checked for %d reference runs\n", checked);
+  EXPECT_EQ(checked, 37);  // every file of both reference lists
 }

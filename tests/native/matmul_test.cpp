@@ -34,6 +34,22 @@ Fixture make(GgmlType type, int64_t cols, int64_t rows, uint32_t seed) {
   const uint64_t rb = *ggml_nbytes(type, cols);
   f.data.resize(rb * rows);
   f.dense.resize(cols * rows);
+  if (!quant_traits(type).from_float) {
+    // No quantizer (the IQ2 types): random blocks whose fp16 d (their first
+    // two bytes) is a sane 2^-6.
+    const uint32_t block_bytes = ggml_type_info(type).type_size;
+    for (auto& b : f.data) b = static_cast<uint8_t>(rng());
+    for (size_t at = 0; at < f.data.size(); at += block_bytes) {
+      if (type == GgmlType::IQ1_M) {  // d in the top nibbles of scales' uint16s (bytes 48-55)
+        for (int k = 0; k < 4; ++k) f.data[at + 49 + 2 * k] = static_cast<uint8_t>((f.data[at + 49 + 2 * k] & 0x0F) | (((0x2400 >> 4 * k) & 0xF) << 4));
+        continue;
+      }
+      f.data[at] = 0x00;
+      f.data[at + 1] = 0x24;
+    }
+    quant_traits(type).to_float(f.data.data(), f.dense.data(), cols * rows);
+    return f;
+  }
   for (int64_t r = 0; r < rows; ++r) {
     quant_traits(type).from_float(x.data() + r * cols, f.data.data() + r * rb, cols);
     quant_traits(type).to_float(f.data.data() + r * rb, f.dense.data() + r * cols, cols);
@@ -46,7 +62,7 @@ Fixture make(GgmlType type, int64_t cols, int64_t rows, uint32_t seed) {
 TEST(Matmul, MatvecAndMatmulMatchPerRowDotsForEveryThreadCount) {
   for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K,
                         GgmlType::IQ4_NL, GgmlType::Q5_1, GgmlType::TQ1_0, GgmlType::TQ2_0,
-                        GgmlType::MXFP4}) {
+                        GgmlType::MXFP4, GgmlType::IQ3_XXS, GgmlType::IQ3_S, GgmlType::IQ1_S, GgmlType::IQ1_M, GgmlType::IQ2_XXS, GgmlType::IQ2_XS, GgmlType::IQ2_S}) {
     Fixture f = make(type, 512, 200, 7);
     const int64_t n_tokens = 13;
     std::mt19937 rng(3);
@@ -120,7 +136,7 @@ TEST(Matmul, RejectsTypesWithoutAKernel) {
   ThreadPool pool(1);
   MatmulScratch scratch;
   std::vector<uint8_t> data(1024);
-  WeightMatrix w{GgmlType::IQ2_XXS, 256, 1, data.data(), 66};
+  WeightMatrix w{GgmlType::Q8_K, 256, 1, data.data(), 292};  // activations only: no vec_dot
   std::vector<float> x(256), y(1);
   EXPECT_THROW(matvec(w, x.data(), y.data(), pool, scratch), Error);
 }

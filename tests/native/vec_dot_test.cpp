@@ -79,6 +79,48 @@ TEST(VecDot, RandomRowsOfEveryQuantizableTypeMatchDequantizedDot) {
   }
 }
 
+// Types without a quantizer: random blocks (every grid index, sign pattern
+// and scale) with a sane fp16 d in their first two bytes.
+TEST(VecDot, RandomBlocksOfTheIq2TypesMatchDequantizedDot) {
+  for (GgmlType type : {GgmlType::IQ2_XXS, GgmlType::IQ2_XS, GgmlType::IQ2_S}) {
+    std::mt19937 rng(17 + static_cast<uint32_t>(type));
+    for (int64_t n : {256, 4096}) {
+      const uint64_t bytes = *ggml_nbytes(type, n);
+      std::vector<uint64_t> w((bytes + 7) / 8);
+      auto* p = reinterpret_cast<uint8_t*>(w.data());
+      for (uint64_t i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(rng());
+      for (uint64_t at = 0; at < bytes; at += ggml_type_info(type).type_size) {
+        const uint16_t d = fp32_to_fp16(0.01f + 0.001f * static_cast<float>(rng() % 16));
+        std::memcpy(p + at, &d, 2);
+      }
+      expect_dot_matches_dequantized(type, p, n, random_floats(n, 5));
+    }
+  }
+}
+
+// The same for the IQ3 and IQ1 types; IQ1_M keeps its fp16 d in the top
+// nibbles of the four uint16 of its scales (bytes 48-55).
+TEST(VecDot, RandomBlocksOfTheIq3AndIq1TypesMatchDequantizedDot) {
+  for (GgmlType type : {GgmlType::IQ3_XXS, GgmlType::IQ3_S, GgmlType::IQ1_S, GgmlType::IQ1_M}) {
+    std::mt19937 rng(23 + static_cast<uint32_t>(type));
+    for (int64_t n : {256, 4096}) {
+      const uint64_t bytes = *ggml_nbytes(type, n);
+      std::vector<uint64_t> w((bytes + 7) / 8);
+      auto* p = reinterpret_cast<uint8_t*>(w.data());
+      for (uint64_t i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(rng());
+      for (uint64_t at = 0; at < bytes; at += ggml_type_info(type).type_size) {
+        const uint16_t d = fp32_to_fp16(0.01f + 0.001f * static_cast<float>(rng() % 16));
+        if (type != GgmlType::IQ1_M) {
+          std::memcpy(p + at, &d, 2);
+          continue;
+        }
+        for (int k = 0; k < 4; ++k) p[at + 49 + 2 * k] = static_cast<uint8_t>((p[at + 49 + 2 * k] & 0x0F) | (((d >> 4 * k) & 0xF) << 4));
+      }
+      expect_dot_matches_dequantized(type, p, n, random_floats(n, 5));
+    }
+  }
+}
+
 TEST(VecDot, RealLlamaCppRowsOfEveryWeightTypeMatchDequantizedDot) {
   WASMLM_REQUIRE_TESTDATA();
   std::set<std::string> covered;
@@ -100,6 +142,6 @@ TEST(VecDot, RealLlamaCppRowsOfEveryWeightTypeMatchDequantizedDot) {
     }
   }
   for (const char* type : {"F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K",
-                           "Q6_K", "IQ4_NL", "IQ4_XS", "TQ1_0", "TQ2_0"})
+                           "Q6_K", "IQ4_NL", "IQ4_XS", "IQ3_XXS", "IQ3_S", "IQ1_S", "IQ1_M", "TQ1_0", "TQ2_0", "IQ2_XXS", "IQ2_XS", "IQ2_S"})
     EXPECT_TRUE(covered.count(type)) << type;
 }

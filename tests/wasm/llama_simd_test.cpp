@@ -1,7 +1,7 @@
 // LLaMA inference in wasm: the SIMD code (activation quantizers, attention
 // over the transposed, F16->f32 converted KV cache) against the scalar
 // reference path, on models whose SIMD matrix kernels are integer-exact
-// (Q4_K / Q6_K, TQ1_0, TQ2_0): the same logits to the bit. And a batched
+// (Q4_K / Q6_K, TQ1_0, TQ2_0, IQ1_*-IQ3_*): the same logits to the bit. And a batched
 // prompt gives the same logits as token by token, with 1 and 2 threads (when
 // built with them).
 #include <gtest/gtest.h>
@@ -45,7 +45,11 @@ std::vector<int32_t> prompt(int n) {
 
 TEST(LlamaSimd, SameLogitsAsScalarReference) {
   for (const char* file : {"synth-kq/synth-kq-pure-Q4_K.gguf", "synth-kq/synth-kq-pure-TQ1_0.gguf",
-                           "synth-kq/synth-kq-pure-TQ2_0.gguf"}) {
+                           "synth-kq/synth-kq-pure-TQ2_0.gguf", "synth-kq/synth-kq-imat-pure-IQ2_XXS.gguf",
+                           "synth-kq/synth-kq-imat-pure-IQ2_XS.gguf", "synth-kq/synth-kq-imat-pure-IQ2_S.gguf",
+                           "synth-kq/synth-kq-pure-IQ3_XXS.gguf", "synth-kq/synth-kq-pure-IQ3_S.gguf",
+                           "synth-kq/synth-kq-IQ3_XS.gguf", "synth-kq/synth-kq-IQ3_M.gguf",
+                           "synth-kq/synth-kq-imat-pure-IQ1_S.gguf", "synth-kq/synth-kq-imat-pure-IQ1_M.gguf"}) {
     SCOPED_TRACE(file);
     auto m = load(file);
     if (!m) GTEST_SKIP() << "../shared/testdata missing";
@@ -71,7 +75,9 @@ TEST(LlamaSimd, SameLogitsAsScalarReference) {
 
 TEST(LlamaSimd, BatchedPromptGivesTheSameLogitsAsTokenByToken) {
   for (const char* file : {"synth-kq/synth-kq-pure-Q4_0.gguf", "synth-kq/synth-kq-pure-TQ1_0.gguf",
-                           "synth-kq/synth-kq-pure-TQ2_0.gguf", "llama/stories260K/stories260K.gguf"}) {
+                           "synth-kq/synth-kq-pure-TQ2_0.gguf", "synth-kq/synth-kq-imat-pure-IQ2_XS.gguf",
+                           "synth-kq/synth-kq-IQ3_XS.gguf", "synth-kq/synth-kq-imat-pure-IQ1_S.gguf",
+                           "synth-kq/synth-kq-imat-pure-IQ1_M.gguf", "llama/stories260K/stories260K.gguf"}) {
     SCOPED_TRACE(file);
     auto m = load(file);
     if (!m) GTEST_SKIP() << "../shared/testdata missing";

@@ -1,5 +1,5 @@
 // Every SIMD-128 vec_dot against its scalar reference, on random data:
-// K-quants, IQ4_XS and the ternary types accumulate integers exactly as the scalar code and must
+// K-quants, IQ4_XS, IQ1_*-IQ3_* and the ternary types accumulate integers exactly as the scalar code and must
 // agree to the bit; the others reorder float sums and agree within 1e-5.
 #include <gtest/gtest.h>
 
@@ -49,6 +49,15 @@ std::vector<uint8_t> random_weights(GgmlType type, int64_t n, std::mt19937& rng)
     if (type == GgmlType::Q2_K) { set_half(base + 80); set_half(base + 82); }
     if (type == GgmlType::Q3_K) set_half(base + 108);
     if (type == GgmlType::IQ4_XS) set_half(base + 0);
+    if (type == GgmlType::IQ2_XXS || type == GgmlType::IQ2_XS || type == GgmlType::IQ2_S) set_half(base + 0);
+    if (type == GgmlType::IQ3_XXS || type == GgmlType::IQ3_S || type == GgmlType::IQ1_S) set_half(base + 0);
+    if (type == GgmlType::IQ1_M) {  // d: the top nibbles of the 4 uint16 of scales (bytes 48-55)
+      uint16_t h;
+      set_half(base + 48);
+      std::memcpy(&h, &w[base + 48], 2);
+      w[base + 48] = static_cast<uint8_t>(rng());
+      for (int k = 0; k < 4; ++k) w[base + 49 + 2 * k] = static_cast<uint8_t>((w[base + 49 + 2 * k] & 0x0F) | (((h >> 4 * k) & 0xF) << 4));
+    }
     if (type == GgmlType::TQ1_0) set_half(base + 52);
     if (type == GgmlType::TQ2_0) set_half(base + 64);
   }
@@ -59,6 +68,8 @@ bool integer_exact(GgmlType type) {
   switch (type) {
     case GgmlType::Q2_K: case GgmlType::Q3_K: case GgmlType::Q4_K: case GgmlType::Q5_K: case GgmlType::Q6_K:
     case GgmlType::IQ4_XS: case GgmlType::TQ1_0: case GgmlType::TQ2_0:
+    case GgmlType::IQ2_XXS: case GgmlType::IQ2_XS: case GgmlType::IQ2_S:
+    case GgmlType::IQ3_XXS: case GgmlType::IQ3_S: case GgmlType::IQ1_S: case GgmlType::IQ1_M:
       return true;
     default:
       return false;
@@ -125,7 +136,7 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 12);
+  EXPECT_EQ(checked, 12 + 3 /*TQ1_0, TQ2_0, MXFP4*/ + 3 /*IQ2_XXS, IQ2_XS, IQ2_S*/ + 4 /*IQ3_XXS, IQ3_S, IQ1_S, IQ1_M*/);
 }
 
 TEST(SimdKernels, EveryVecDotMatchesItsScalarReference) {
@@ -157,7 +168,7 @@ TEST(SimdKernels, EveryVecDotMatchesItsScalarReference) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 18);
+  EXPECT_EQ(checked, 18 + 3 /*IQ2_XXS, IQ2_XS, IQ2_S*/ + 4 /*IQ3_XXS, IQ3_S, IQ1_S, IQ1_M*/);
 }
 
 // The SIMD activation quantizers give the reference quantizers' bytes,

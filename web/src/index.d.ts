@@ -404,7 +404,9 @@ export interface TensorStatsResult {
 
 /**
  * Dequantizes tensor `name` in wasm and summarizes its values, reading only
- * that tensor's bytes. Needs a source with random access.
+ * that tensor's bytes. Needs a source with random access. A PyTorch
+ * checkpoint's tensor is summarized in torch's dtype (type) and shape; a view
+ * with gaps or repeated elements is UNSUPPORTED.
  */
 export function tensorStats(input: InspectInput, name: string, options?: InspectOptions): Promise<TensorStatsResult>;
 
@@ -517,6 +519,14 @@ export interface ModelSession {
   readonly architecture: string;
   /** Tokens evaluated since the last reset(). */
   readonly nPast: number;
+  /**
+   * The file's summary as inspect() gives it, its tensors as stored (quantized
+   * on load: their new type and size), what quantize-on-load did, and memory in use.
+   */
+  describe(): InspectResult & {
+    quantization: QuantizationReport | null;
+    memory: { weightBytes: number; kvCacheBytes: number; wasmHeapBytes: number };
+  };
   /** Evaluates ids after those already seen; returns a copy of the logits after the last one. Throws WasmLMError. */
   eval(ids: ArrayLike<number>, options?: { logits?: true }): Float32Array;
   /** The same without copying the logits out (sample() still reads them in the engine). */
@@ -675,7 +685,20 @@ export interface LanguageModelInfo {
   /** 'relaxed': the relaxed-SIMD build (its 8-bit dot product in the fastest kernels), where the engine has it; else 'simd128'. */
   simd: 'relaxed' | 'simd128';
   memory: { weightBytes: number; kvCacheBytes: number; wasmHeapBytes: number };
+  /** What the `quantize` option did (null without it). */
+  quantization: QuantizationReport | null;
   nVocab: number;
+}
+
+/**
+ * Quantize-on-load's work: each float matrix it touched and the type it got —
+ * the requested one, or where the rows cannot hold its blocks llama-quantize's
+ * fallback (Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, TQ1_0/TQ2_0 -> Q4_0),
+ * else F16 for F32 tensors. Tensors not listed kept their type.
+ */
+export interface QuantizationReport {
+  requested: string;
+  tensors: { name: string; from: string; to: string }[];
 }
 
 /**

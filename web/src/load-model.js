@@ -19,13 +19,17 @@ export async function loadModel(source, options = {}) {
   throwIfAborted(signal);
   const port = await startWorker();
   const transfer = [];
-  const plain = (x) => (x instanceof URL ? x.href : x); // URL objects do not cross to a worker
+  const plain = (x) => (x instanceof URL ? x.href : pageRelative(x)); // URL objects do not cross to a worker
   let payload = Array.isArray(source) ? source.map(plain) : plain(source);
   if (ArrayBuffer.isView(payload)) { // a copy the worker owns (Buffer#slice would not copy)
     payload = new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength).slice().buffer;
   }
   if (payload instanceof ArrayBuffer) transfer.push(payload);
   const workerOptions = { ...rest, threads: resolveThreads(threads) };
+  if (workerOptions.tokenizer !== undefined) {
+    const t = workerOptions.tokenizer;
+    workerOptions.tokenizer = Array.isArray(t) ? t.map(plain) : plain(t);
+  }
   // A path, URL or Blob can be read again if the worker has to be restarted; transferred bytes cannot.
   const lm = new LanguageModel(port, transfer.length ? null : { source: payload, options: workerOptions });
   try {
@@ -35,6 +39,17 @@ export async function loadModel(source, options = {}) {
     throw error;
   }
   return lm;
+}
+
+/**
+ * A relative URL as the page means it: against document.baseURI, as fetch()
+ * in the page would resolve it (the worker would take its own script's URL).
+ * Node paths and absolute URLs stay as they are.
+ */
+function pageRelative(x) {
+  const base = globalThis.document?.baseURI;
+  if (typeof x !== 'string' || !base || /^[a-z][a-z0-9+.-]*:/i.test(x)) return x;
+  return new URL(x, base).href;
 }
 
 export class LanguageModel {

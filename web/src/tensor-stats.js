@@ -1,8 +1,11 @@
 // tensorStats(): dequantizes one tensor of a model file in wasm and
 // summarizes it (count, sum and sum of squares in double precision, min, max,
-// the first 32 values), reading only that tensor's bytes.
+// the first 32 values), reading only that tensor's bytes; a PyTorch
+// checkpoint's tensor in torch's dtype and shape (pth-tensor-stats.js).
 import { WasmLMError, throwIfAborted, throwIfBindingError } from './errors.js';
 import { readModelDirectory } from './parse/read-model-directory.js';
+import { looksLikePth, readPthDirectory } from './parse/read-pth-directory.js';
+import { pthTensorStats } from './pth-tensor-stats.js';
 import { openByteSource } from './sources/byte-source.js';
 import { loadWasmModule } from './wasm/load-module.js';
 import { pushBytes } from './wasm/push-bytes.js';
@@ -20,6 +23,12 @@ export async function tensorStats(input, name, { signal, fetch, wasm } = {}) {
   try {
     if (typeof source.read !== 'function')
       throw new WasmLMError('UNSUPPORTED', 'reading one tensor needs a source with random access (a file, Blob, bytes or a server with Range support)');
+    if (source.size >= 8 && looksLikePth(await source.read(0, 8))) {
+      const { tensors } = await readPthDirectory(module, source, { signal });
+      const tensor = tensors.find((t) => t.name === name);
+      if (!tensor) throw new WasmLMError('BAD_FORMAT', `no tensor named '${name}' in the checkpoint`);
+      return await pthTensorStats(source, tensor, { signal });
+    }
     const directory = await readModelDirectory(module, source, { signal });
     const tensor = directory.tensors.find((t) => t.name === name);
     if (!tensor) throw new WasmLMError('BAD_FORMAT', `no tensor named '${name}' in the file`);

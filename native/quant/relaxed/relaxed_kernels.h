@@ -7,6 +7,8 @@
 namespace wasmlm {
 
 #ifdef __wasm_simd128__
+float vec_dot_q2_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
+float vec_dot_q3_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q4_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q5_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q6_K_q8_K_relaxed(int64_t n, const void* w, const void* a);

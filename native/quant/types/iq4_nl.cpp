@@ -102,23 +102,11 @@ float vec_dot_iq4_nl_q8_0_simd(int64_t n, const void* w, const void* a) {
                                          [](const block_iq4_nl& b) { return fp16_to_fp32_fast(b.d); });
 }
 
-// 2 to 4 tokens against int16 activations (wide_activations.h): each block's
-// levels are looked up and widened once, then every token gets the one-token
-// kernel's arithmetic (the same lanes, the same bits). One token uses
-// vec_dot_iq4_nl_q8_0_simd (QuantTraits::wide_one_token).
+// 2 to 4 tokens; one token uses vec_dot_iq4_nl_q8_0_simd (QuantTraits::wide_one_token).
 void vec_dot_iq4_nl_q8_0w(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                           int64_t out_stride) {
-  const auto* x = static_cast<const block_iq4_nl*>(w);
-  const v128_t levels = wasm_v128_load(kValuesIq4nl), m4 = wasm_i8x16_splat(0x0F);
-  simd::vec_dot_signed_blocks_q8_0w(n, x, a, act_stride, n_tokens, out, out_stride, [&](const block_iq4_nl& b, v128_t(&w)[4]) {
-    const v128_t v = wasm_v128_load(b.qs);
-    const v128_t lo = wasm_i8x16_swizzle(levels, wasm_v128_and(v, m4));
-    const v128_t hi = wasm_i8x16_swizzle(levels, wasm_u8x16_shr(v, 4));
-    w[0] = wasm_i16x8_extend_low_i8x16(lo);
-    w[1] = wasm_i16x8_extend_high_i8x16(lo);
-    w[2] = wasm_i16x8_extend_low_i8x16(hi);
-    w[3] = wasm_i16x8_extend_high_i8x16(hi);
-  });
+  simd::vec_dot_table_blocks_q8_0w(kValuesIq4nl, n, static_cast<const block_iq4_nl*>(w), a, act_stride, n_tokens, out,
+                                   out_stride, [](const block_iq4_nl& b) { return fp16_to_fp32_fast(b.d); });
 }
 #endif
 

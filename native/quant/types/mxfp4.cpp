@@ -88,6 +88,13 @@ float vec_dot_mxfp4_q8_0_simd(int64_t n, const void* w, const void* a) {
   return simd::vec_dot_table_blocks_q8_0(kValuesMxfp4, n, static_cast<const block_mxfp4*>(w), a,
                                          [](const block_mxfp4& b) { return e8m0_to_fp32_half(b.e); });
 }
+
+// 2 to 4 tokens; one token uses vec_dot_mxfp4_q8_0_simd (QuantTraits::wide_one_token).
+void vec_dot_mxfp4_q8_0w(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                         int64_t out_stride) {
+  simd::vec_dot_table_blocks_q8_0w(kValuesMxfp4, n, static_cast<const block_mxfp4*>(w), a, act_stride, n_tokens, out,
+                                   out_stride, [](const block_mxfp4& b) { return e8m0_to_fp32_half(b.e); });
+}
 #endif
 
 }  // namespace wasmlm

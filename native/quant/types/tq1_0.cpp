@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "quant/blocks.h"
+#include "quant/decoded_block_kernel.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
@@ -106,14 +107,16 @@ inline v128_t dot16(v128_t lo, v128_t hi, const int8_t* q8) {
                         wasm_i32x4_dot_i16x8(hi, wasm_i16x8_extend_high_i8x16(a)));
 }
 
+// qh: lane j of the 16 is byte j % 4 times 3^(j / 4).
+const v128_t kQhPowLo = wasm_i16x8_const(1, 1, 1, 1, 3, 3, 3, 3);
+const v128_t kQhPowHi = wasm_i16x8_const(9, 9, 9, 9, 27, 27, 27, 27);
+
 }  // namespace
 
 float vec_dot_tq1_0_q8_K_simd(int64_t n, const void* w, const void* a) {
   const auto* x = static_cast<const block_tq1_0*>(w);
   const auto* y = static_cast<const block_q8_K*>(a);
-  // qh: lane j of the 16 is byte j % 4 times 3^(j / 4).
-  const v128_t qh_pow_lo = wasm_i16x8_make(1, 1, 1, 1, 3, 3, 3, 3);
-  const v128_t qh_pow_hi = wasm_i16x8_make(9, 9, 9, 9, 27, 27, 27, 27);
+  const v128_t qh_pow_lo = kQhPowLo, qh_pow_hi = kQhPowHi;
   float sum = 0;
   for (int64_t i = 0; i < n / QK_K; ++i) {
     const int8_t* q8 = y[i].qs;
@@ -135,6 +138,33 @@ float vec_dot_tq1_0_q8_K_simd(int64_t n, const void* w, const void* a) {
     sum += static_cast<float>(simd::hsum_i32(isum)) * (fp16_to_fp32_fast(x[i].d) * y[i].d);
   }
   return sum;
+}
+
+void vec_dot_tq1_0_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                         int64_t out_stride) {
+  simd::vec_dot_decoded_blocks_q8_Kw(
+      n, static_cast<const block_tq1_0*>(w), a, act_stride, n_tokens, out, out_stride,
+      [](const block_tq1_0& b, int16_t(&q)[QK_K]) {
+        const v128_t v0 = wasm_v128_load(b.qs), v1 = wasm_v128_load(b.qs + 16), v2 = wasm_v128_load(b.qs + 32);
+        const v128_t b0 = wasm_u16x8_extend_low_u8x16(v0), b1 = wasm_u16x8_extend_high_u8x16(v0);
+        const v128_t b2 = wasm_u16x8_extend_low_u8x16(v1), b3 = wasm_u16x8_extend_high_u8x16(v1);
+        const v128_t b4 = wasm_u16x8_extend_low_u8x16(v2), b5 = wasm_u16x8_extend_high_u8x16(v2);
+        for (int k = 0; k < 5; ++k) {
+          const v128_t p = wasm_i16x8_splat(kPow3[k]);
+          wasm_v128_store(q + 32 * k, trits_i16(b0, p));
+          wasm_v128_store(q + 32 * k + 8, trits_i16(b1, p));
+          wasm_v128_store(q + 32 * k + 16, trits_i16(b2, p));
+          wasm_v128_store(q + 32 * k + 24, trits_i16(b3, p));
+          wasm_v128_store(q + 160 + 16 * k, trits_i16(b4, p));
+          wasm_v128_store(q + 160 + 16 * k + 8, trits_i16(b5, p));
+        }
+        uint32_t qh;
+        std::memcpy(&qh, b.qh, 4);
+        const v128_t h = wasm_u16x8_extend_low_u8x16(wasm_i32x4_splat(static_cast<int32_t>(qh)));
+        wasm_v128_store(q + 240, trits_i16(h, kQhPowLo));
+        wasm_v128_store(q + 248, trits_i16(h, kQhPowHi));
+      },
+      [](const block_tq1_0& b) { return fp16_to_fp32_fast(b.d); });
 }
 #endif
 

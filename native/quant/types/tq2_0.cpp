@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "quant/blocks.h"
+#include "quant/decoded_block_kernel.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
@@ -76,6 +77,28 @@ float vec_dot_tq2_0_q8_K_simd(int64_t n, const void* w, const void* a) {
     sum += static_cast<float>(simd::hsum_i32(isum)) * (y[i].d * fp16_to_fp32_fast(x[i].d));
   }
   return sum;
+}
+
+void vec_dot_tq2_0_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                         int64_t out_stride) {
+  const v128_t m3 = wasm_i8x16_splat(3), one = wasm_i8x16_splat(1);
+  simd::vec_dot_decoded_blocks_q8_Kw(
+      n, static_cast<const block_tq2_0*>(w), a, act_stride, n_tokens, out, out_stride,
+      [&](const block_tq2_0& b, int16_t(&q)[QK_K]) {
+        for (int half = 0; half < 2; ++half) {
+          const v128_t v0 = wasm_v128_load(b.qs + 32 * half), v1 = wasm_v128_load(b.qs + 32 * half + 16);
+          for (int l = 0; l < 4; ++l) {
+            int16_t* dst = q + 128 * half + 32 * l;
+            const v128_t t0 = wasm_i8x16_sub(wasm_v128_and(wasm_u8x16_shr(v0, 2 * l), m3), one);
+            const v128_t t1 = wasm_i8x16_sub(wasm_v128_and(wasm_u8x16_shr(v1, 2 * l), m3), one);
+            wasm_v128_store(dst, wasm_i16x8_extend_low_i8x16(t0));
+            wasm_v128_store(dst + 8, wasm_i16x8_extend_high_i8x16(t0));
+            wasm_v128_store(dst + 16, wasm_i16x8_extend_low_i8x16(t1));
+            wasm_v128_store(dst + 24, wasm_i16x8_extend_high_i8x16(t1));
+          }
+        }
+      },
+      [](const block_tq2_0& b) { return fp16_to_fp32_fast(b.d); });
 }
 #endif
 

@@ -88,6 +88,10 @@ std::vector<uint8_t> make_weights(GgmlType type, std::mt19937& rng) {
     if (type == GgmlType::Q2_K) { std::memcpy(blk + 80, &h, 2); std::memcpy(blk + 82, &h, 2); }
     if (type == GgmlType::Q3_K) std::memcpy(blk + 108, &h, 2);
     if (type == GgmlType::IQ4_XS) std::memcpy(blk, &h, 2);
+    if (type == GgmlType::IQ2_XXS || type == GgmlType::IQ2_XS || type == GgmlType::IQ2_S) std::memcpy(blk, &h, 2);
+    if (type == GgmlType::IQ3_XXS || type == GgmlType::IQ3_S || type == GgmlType::IQ1_S) std::memcpy(blk, &h, 2);
+    if (type == GgmlType::IQ1_M)  // d: the top nibbles of the 4 uint16 of scales (bytes 48-55)
+      for (int k = 0; k < 4; ++k) blk[49 + 2 * k] = static_cast<uint8_t>((blk[49 + 2 * k] & 0x0F) | (((h >> 4 * k) & 0xF) << 4));
   }
   return w;
 }
@@ -117,7 +121,9 @@ int main(int argc, char** argv) {
 
   const GgmlType types[] = {GgmlType::F32,  GgmlType::F16,  GgmlType::BF16, GgmlType::Q4_0,   GgmlType::Q4_1,
                             GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q2_K,   GgmlType::Q3_K,
-                            GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_NL, GgmlType::IQ4_XS};
+                            GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_NL, GgmlType::IQ4_XS,
+                            GgmlType::IQ2_XXS, GgmlType::IQ2_XS, GgmlType::IQ2_S, GgmlType::IQ3_XXS, GgmlType::IQ3_S,
+                            GgmlType::IQ1_S, GgmlType::IQ1_M, GgmlType::TQ1_0, GgmlType::TQ2_0, GgmlType::MXFP4};
   std::vector<Row> rows;
   std::printf("| type | scalar 1T | SIMD 1T | SIMD 2T | SIMD 1T in cache | SIMD 1T / bandwidth | 2T / 1T | matmul 32 tok / 32 matvec |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");

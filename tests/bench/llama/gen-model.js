@@ -20,6 +20,8 @@ export const SIZES = {
   L: { dim: 2560, layers: 38, ffn: 6912, heads: 32, kvHeads: 8 },   // ~2.8B: a 3 GB Q8_0 file, for the 4 GB heap (load bench only)
 };
 export const TYPES = ['Q8_0', 'Q4_0', 'Q4_K'];
+// The types of issue 17's rows (M shape), run when named with --types.
+export const MORE_TYPES = ['IQ2_XS', 'IQ3_XXS', 'TQ2_0', 'MXFP4'];
 
 const VOCAB_FILE = 'llama/tiny-random/llama-2-tiny-random.gguf';
 const N_VOCAB = 32000;
@@ -61,7 +63,7 @@ function tensorPlan(size, type) {
 /** Writes the model file (to OUT.tmp, then renamed). */
 export function writeModel(size, type, out, testdata) {
   const { dim, layers, ffn, heads, kvHeads } = SIZES[size];
-  if (!GGML[type]?.ftype) throw new Error(`unknown type ${type} (one of ${TYPES.join(', ')})`);
+  if (!GGML[type]?.ftype) throw new Error(`unknown type ${type} (one of ${[...TYPES, ...MORE_TYPES].join(', ')})`);
   const tokenizerPairs = readTokenizerPairs(path.join(testdata, VOCAB_FILE));
   const plan = tensorPlan(size, type);
 
@@ -95,7 +97,7 @@ export function ensureModel(size, type, dir, testdata, log = () => {}) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [size, type, out] = process.argv.slice(2);
   if (!SIZES[size] || !out) {
-    console.error('usage: node gen-model.js S|M Q8_0|Q4_0|Q4_K OUT.gguf');
+    console.error(`usage: node gen-model.js S|M ${[...TYPES, ...MORE_TYPES].join('|')} OUT.gguf`);
     process.exit(2);
   }
   const testdata = process.env.WASMLM_TESTDATA ?? path.resolve(fileURLToPath(new URL('../../../..', import.meta.url)), 'shared', 'testdata');

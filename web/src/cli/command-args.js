@@ -16,6 +16,6 @@ export function parseCommandArgs(args, { usage, positionals: count, expected, op
     stdout.write(`${usage}\n`);
     return null;
   }
-  if (positionals.length !== count) throw new UsageError(expected, usage);
+  if (positionals.length !== count) throw new UsageError(expected);
   return { values, positionals };
 }

@@ -1,8 +1,7 @@
-/** Bad command-line arguments: reported with the command's usage, exit code 2. */
+/** Bad command-line arguments: reported in one line with a pointer to --help, exit code 2. */
 export class UsageError extends Error {
-  constructor(message, usage) {
+  constructor(message) {
     super(message);
     this.name = 'UsageError';
-    this.usage = usage;
   }
 }

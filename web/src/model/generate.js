@@ -40,7 +40,9 @@ async function* generateWith(run, prompt, { maxTokens, stop, ignoreEos, signal, 
   // and only maxTokens ends the generation.
   let textless = false;
   try {
-    run.beginText({ stop, maxTokens: limit, ignoreEos });
+    // The prompt's last ids: the first piece keeps its space and a character
+    // the prompt began completes, as llama.cpp shows generated text.
+    run.beginText({ stop, maxTokens: limit, ignoreEos, after: Array.from(promptIds.slice(-8)) });
   } catch (error) {
     if (typeof prompt === 'string') throw error;
     textless = true;

@@ -30,7 +30,7 @@ export async function openModelBytes(input, options = {}) {
     const location = String(input);
     const scheme = WINDOWS_DRIVE.test(location) ? null : SCHEME.exec(location)?.[1].toLowerCase();
     if (isNode && (scheme === 'file' || scheme == null)) return nodeFileChunks(location);
-    const url = scheme == null ? new URL(location, globalThis.location?.href) : location;
+    const url = scheme == null ? new URL(location, globalThis.document?.baseURI ?? globalThis.location?.href) : location;
     return openDownload(url, options);
   }
   return sourceChunks(await openByteSource(input, options));

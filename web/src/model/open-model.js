@@ -82,7 +82,7 @@ export async function openModel(input, options = {}) {
     await bytes?.close().catch(() => {});
     throw error;
   }
-  return new ModelSession(wasm, model);
+  return new ModelSession(wasm, model, quantize ? String(quantize) : null);
 }
 
 const STATE_FORMAT = 'wasmlm-state-2';
@@ -93,10 +93,12 @@ class ModelSession {
   #tokenizer = null;
   #tokens = []; // the ids in the context
   #generation = null; // the run of the generation holding the session, if one does
+  #quantize; // the type quantize-on-load was asked for, or null
 
-  constructor(wasm, model) {
+  constructor(wasm, model, quantize = null) {
     this.#wasm = wasm;
     this.#model = model;
+    this.#quantize = quantize;
     this.nVocab = model.nVocab();
     this.threads = model.threads();
     /** 'relaxed': the kernels use relaxed SIMD's 8-bit dot product; 'simd128': SIMD-128 only. */
@@ -204,11 +206,17 @@ class ModelSession {
     this.#reset();
   }
 
-  /** The model file's directory summary (as inspect() gives it), plus memory in use. */
+  /**
+   * The model file's directory summary (as inspect() gives it), with the
+   * tensors as stored (quantized on load: their new type and size), what
+   * quantize-on-load did to which tensor (null if it was not asked), and memory in use.
+   */
   describe() {
     const directory = this.#live().describe();
+    const quantized = this.#model.quantizedOnLoad();
     return {
       ...summarizeModel({ ...directory, metadata: decodeMetadata(directory.metadata) }),
+      quantization: this.#quantize ? { requested: this.#quantize, tensors: quantized } : null,
       memory: {
         weightBytes: this.#model.weightBytes(),
         kvCacheBytes: this.#model.kvCacheBytes(),

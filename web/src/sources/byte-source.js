@@ -38,7 +38,7 @@ async function openLocation(location, options) {
     const { openNodeFileSource } = await import('./node-file-source.js');
     return openNodeFileSource(location);
   }
-  const url = scheme == null ? new URL(location, globalThis.location?.href) : location;
+  const url = scheme == null ? new URL(location, globalThis.document?.baseURI ?? globalThis.location?.href) : location;
   return openUrlSource(url, options);
 }
 

@@ -41,6 +41,20 @@ class Watchdog {
 }
 
 /**
+ * An error and what caused it, as one line: Node's fetch() says only "fetch
+ * failed" and keeps why (connect ECONNREFUSED 127.0.0.1:9, a DNS failure, a
+ * bad certificate) in error.cause.
+ */
+export function describeCause(error) {
+  const parts = [];
+  for (let e = error, depth = 0; e != null && depth < 4; e = e.cause, depth++) {
+    const text = String(e?.message ?? e).replace(/\s+/g, ' ').trim();
+    if (text && !parts.some((p) => p.includes(text))) parts.push(text);
+  }
+  return parts.join(': ') || 'unknown error';
+}
+
+/**
  * fetch() with a read timeout. Resolves to the response whose status is one
  * of `accept`, with `read(reader)`: reader.read() under the same timeout.
  * @param {typeof fetch} fetchFn
@@ -55,7 +69,7 @@ export async function httpRequest(fetchFn, href, { headers = {}, signal, readTim
     if (dog.timedOut) {
       return new WasmLMError('IO', `${href}: no bytes for ${readTimeout / 1000} s while ${what}; gave up on this request`, { cause });
     }
-    return new WasmLMError('IO', `${what} ${href}: ${cause?.message ?? cause}`, { cause });
+    return new WasmLMError('IO', `${what} ${href}: ${describeCause(cause)}`, { cause });
   };
   let response;
   try {

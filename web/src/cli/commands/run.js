@@ -39,7 +39,7 @@ Options:
 
 const integer = (name, text, min) => {
   const v = Number(text);
-  if (!Number.isInteger(v) || v < min) throw new UsageError(`${name} expects an integer >= ${min}`, usage);
+  if (!Number.isInteger(v) || v < min) throw new UsageError(`${name} expects an integer >= ${min}`);
   return v;
 };
 
@@ -47,7 +47,7 @@ function samplingOptions(values) {
   const number = (name) => {
     if (values[name] === undefined) return undefined;
     const v = Number(values[name]);
-    if (!Number.isFinite(v)) throw new UsageError(`--${name} expects a number`, usage);
+    if (!Number.isFinite(v)) throw new UsageError(`--${name} expects a number`);
     return v;
   };
   return {
@@ -75,14 +75,14 @@ export async function run(args, { stdout }) {
   if (!parsed) return 0;
   const { values, positionals: [file] } = parsed;
   if ((values.prompt === undefined) === (values['prompt-ids'] === undefined))
-    throw new UsageError('run needs exactly one of --prompt and --prompt-ids', usage);
+    throw new UsageError('run needs exactly one of --prompt and --prompt-ids');
   const n = integer('--n', values.n ?? '32', 0);
   const threads = integer('--threads', values.threads ?? '1', 1);
 
   const t0 = performance.now();
   // The context is sized once the prompt length is known; the weights load first.
   const kvCache = values.kv ?? 'f16';
-  if (kvCache !== 'f16' && kvCache !== 'f32') throw new UsageError('--kv expects f16 or f32', usage);
+  if (kvCache !== 'f16' && kvCache !== 'f32') throw new UsageError('--kv expects f16 or f32');
   const model = await openModel(file, {
     threads, kvCache, contextLength: integer('--ctx', values.ctx ?? '2048', 1), quantize: values.quantize, tokenizer: values.tokenizer,
   });

@@ -1,0 +1,15 @@
+// The grid of the 1-bit i-quants (ggml's iq1s_grid): each entry is 8 weights
+// in {-1, 0, 1}, one int8 per byte (byte j: weight j). IQ1_S and IQ1_M add
+// a shift of +-1/8 (kIq1Delta) to every weight of a group.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace wasmlm {
+
+extern const std::array<uint64_t, 2048> kIq1sGrid;
+
+constexpr float kIq1Delta = 0.125f;  // ggml's IQ1S_DELTA, IQ1M_DELTA
+
+}  // namespace wasmlm

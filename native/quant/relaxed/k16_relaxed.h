@@ -1,0 +1,35 @@
+// Pieces the relaxed Q2_K and Q3_K kernels share: both have 16 sub-blocks of
+// 16 weights with unsigned levels (Q2_K 0..3; Q3_K 0..7 once the offset is
+// taken out) and one integer scale each.
+#pragma once
+#ifdef __wasm_simd128__
+
+#include <cstdint>
+
+#include "quant/relaxed/relaxed_simd.h"
+#include "quant/simd128.h"
+
+namespace wasmlm::simd {
+
+// Sub-blocks J and J + 1 against their 32 int8 activations a: l0 / l1 hold
+// their 16 levels each (0..127). Each dot lands in int16 lanes (two products
+// per lane) and is scaled by its lane J % 8 / J % 8 + 1 of sc16 (the scales
+// of sub-blocks J / 8 * 8 on) with one i32x4.dot_i16x8; returns acc plus both.
+template <int J>
+inline v128_t scaled_pair16(const int8_t* a, v128_t l0, v128_t l1, v128_t sc16, v128_t acc) {
+  constexpr int K = J % 8;
+  const v128_t p0 = relaxed_dot_i8x16_i7x16(wasm_v128_load(a), l0);
+  const v128_t p1 = relaxed_dot_i8x16_i7x16(wasm_v128_load(a + 16), l1);
+  acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(p0, wasm_i16x8_shuffle(sc16, sc16, K, K, K, K, K, K, K, K)));
+  return wasm_i32x4_add(
+      acc, wasm_i32x4_dot_i16x8(p1, wasm_i16x8_shuffle(sc16, sc16, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1)));
+}
+
+// The 2-bit fields at bit `shift` of each byte of v, as bytes 0..3 (a 16-bit
+// shift, native on x86 unlike u8x16.shr: the mask drops what crosses bytes).
+inline v128_t crumbs(v128_t v, int shift) {
+  return wasm_v128_and(wasm_u16x8_shr(v, shift), wasm_i8x16_splat(3));
+}
+
+}  // namespace wasmlm::simd
+#endif

@@ -1,0 +1,48 @@
+// Q2_K x Q8_K, one token, with the relaxed 8-bit dot: the 2-bit levels are
+// the 7-bit operand, the int8 activations the other; each 16-weight
+// sub-block's dot is scaled in one i32x4.dot_i16x8. The integer sums and the
+// float arithmetic are the reference's: the same bits as vec_dot_q2_K_q8_K
+// (and as the multi-token kernel, which prompts use).
+#include "quant/relaxed/relaxed_kernels.h"
+#ifdef __wasm_simd128__
+
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/relaxed/k16_relaxed.h"
+
+namespace wasmlm {
+
+namespace {
+
+// One half of a block: 32 bytes of levels for sub-blocks J..J + 7 (4 pairs).
+template <int J>
+inline v128_t q2_K_half(const uint8_t* q2, const int8_t* q8, v128_t sc16, v128_t acc) {
+  const v128_t v0 = wasm_v128_load(q2), v1 = wasm_v128_load(q2 + 16);
+  acc = simd::scaled_pair16<J>(q8, simd::crumbs(v0, 0), simd::crumbs(v1, 0), sc16, acc);
+  acc = simd::scaled_pair16<J + 2>(q8 + 32, simd::crumbs(v0, 2), simd::crumbs(v1, 2), sc16, acc);
+  acc = simd::scaled_pair16<J + 4>(q8 + 64, simd::crumbs(v0, 4), simd::crumbs(v1, 4), sc16, acc);
+  return simd::scaled_pair16<J + 6>(q8 + 96, simd::crumbs(v0, 6), simd::crumbs(v1, 6), sc16, acc);
+}
+
+}  // namespace
+
+float vec_dot_q2_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q2_K*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  const v128_t m4 = wasm_i16x8_splat(0x0F);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const v128_t sc_bytes = wasm_v128_load(x[i].scales);
+    const v128_t lo = wasm_u16x8_extend_low_u8x16(sc_bytes), hi = wasm_u16x8_extend_high_u8x16(sc_bytes);
+    const v128_t mins = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_u16x8_shr(lo, 4), wasm_v128_load(y[i].bsums)),
+                                       wasm_i32x4_dot_i16x8(wasm_u16x8_shr(hi, 4), wasm_v128_load(y[i].bsums + 8)));
+    v128_t acc = q2_K_half<0>(x[i].qs, y[i].qs, wasm_v128_and(lo, m4), wasm_i32x4_splat(0));
+    acc = q2_K_half<8>(x[i].qs + 32, y[i].qs + 128, wasm_v128_and(hi, m4), acc);
+    sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * simd::hsum_i32(acc) -
+                     fp16_to_fp32_fast(x[i].dmin) * simd::hsum_i32(mins));
+  }
+  return sum;
+}
+
+}  // namespace wasmlm
+#endif

@@ -1,0 +1,64 @@
+// Q3_K x Q8_K, one token, with the relaxed 8-bit dot. Each weight is taken
+// as q + 4h (0..7, h its hmask bit: the 7-bit operand) and the "- 4" of every
+// weight out at once, as 4 * scale * (the sub-block's activation sum, from
+// the bsums); each 16-weight sub-block's dot is scaled in one
+// i32x4.dot_i16x8. The integer sum and the float arithmetic are the
+// reference's: the same bits as vec_dot_q3_K_q8_K (and as the multi-token
+// kernel, which prompts use).
+#include "quant/relaxed/relaxed_kernels.h"
+#ifdef __wasm_simd128__
+
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/quant_types.h"
+#include "quant/relaxed/k16_relaxed.h"
+
+namespace wasmlm {
+
+namespace {
+
+// The hmask bit B of each byte of h, as 4 (bit B moved to bit 2 by a 16-bit
+// shift; bit 2 of each byte then comes from its own byte).
+template <int B>
+inline v128_t high4(v128_t h) {
+  const v128_t moved = B >= 2 ? wasm_u16x8_shr(h, B - 2) : wasm_i16x8_shl(h, 2 - B);
+  return wasm_v128_and(moved, wasm_i8x16_splat(4));
+}
+
+// One half of a block (H = 0, 1): sub-blocks 8H..8H + 7 (4 pairs).
+template <int H>
+inline v128_t q3_K_half(const uint8_t* q, v128_t hm0, v128_t hm1, const int8_t* q8, v128_t sc16, v128_t acc) {
+  const v128_t v0 = wasm_v128_load(q), v1 = wasm_v128_load(q + 16);
+  const auto level = [](v128_t v, int shift, v128_t high) { return wasm_v128_or(simd::crumbs(v, shift), high); };
+  acc = simd::scaled_pair16<8 * H>(q8, level(v0, 0, high4<4 * H>(hm0)), level(v1, 0, high4<4 * H>(hm1)), sc16, acc);
+  acc = simd::scaled_pair16<8 * H + 2>(q8 + 32, level(v0, 2, high4<4 * H + 1>(hm0)), level(v1, 2, high4<4 * H + 1>(hm1)),
+                                       sc16, acc);
+  acc = simd::scaled_pair16<8 * H + 4>(q8 + 64, level(v0, 4, high4<4 * H + 2>(hm0)), level(v1, 4, high4<4 * H + 2>(hm1)),
+                                       sc16, acc);
+  return simd::scaled_pair16<8 * H + 6>(q8 + 96, level(v0, 6, high4<4 * H + 3>(hm0)),
+                                        level(v1, 6, high4<4 * H + 3>(hm1)), sc16, acc);
+}
+
+}  // namespace
+
+float vec_dot_q3_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_q3_K*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    alignas(16) int8_t sc[16];
+    unpack_q3_K_scales(x[i].scales, sc);
+    const v128_t scales = wasm_v128_load(sc);
+    const v128_t sc_lo = wasm_i16x8_extend_low_i8x16(scales), sc_hi = wasm_i16x8_extend_high_i8x16(scales);
+    const v128_t hm0 = wasm_v128_load(x[i].hmask), hm1 = wasm_v128_load(x[i].hmask + 16);
+    v128_t acc = q3_K_half<0>(x[i].qs, hm0, hm1, y[i].qs, sc_lo, wasm_i32x4_splat(0));
+    acc = q3_K_half<1>(x[i].qs + 32, hm0, hm1, y[i].qs + 128, sc_hi, acc);
+    const v128_t offsets = wasm_i32x4_add(wasm_i32x4_dot_i16x8(sc_lo, wasm_v128_load(y[i].bsums)),
+                                          wasm_i32x4_dot_i16x8(sc_hi, wasm_v128_load(y[i].bsums + 8)));
+    sum += fp16_to_fp32_fast(x[i].d) * y[i].d * (simd::hsum_i32(acc) - 4 * simd::hsum_i32(offsets));
+  }
+  return sum;
+}
+
+}  // namespace wasmlm
+#endif

@@ -1,0 +1,151 @@
+// IQ1_S: 256 weights in 8 groups of 32, each group 4 grid entries of 8
+// values in {-1, 0, 1} (kIq1sGrid, 11-bit indices), a 3-bit scale s and a
+// shift of +-1/8: w = d * (2s + 1) * (grid + delta).
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/iq13_kernel.h"
+#include "quant/iq1_grid.h"
+#include "quant/quant_types.h"
+#include "quant/simd128.h"
+#include "quant/wide_activations.h"
+
+namespace wasmlm {
+
+namespace {
+
+// Grid entry l (0-3) of group ib.
+inline uint64_t grid_entry(const block_iq1_s& b, int ib, int l) {
+  return kIq1sGrid[b.qs[4 * ib + l] | (((b.qh[ib] >> 3 * l) & 7) << 8)];
+}
+
+inline int grid_value(uint64_t g, int j) { return static_cast<int8_t>(g >> 8 * j); }
+
+inline int group_scale(uint16_t qh) { return 2 * ((qh >> 12) & 7) + 1; }
+
+}  // namespace
+
+void dequantize_row_iq1_s(const void* src, float* y, int64_t n) {
+  const auto* x = static_cast<const block_iq1_s*>(src);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const float d = fp16_to_fp32(x[i].d);
+    for (int ib = 0; ib < QK_K / 32; ++ib) {
+      const float dl = d * group_scale(x[i].qh[ib]);
+      const float delta = x[i].qh[ib] & 0x8000 ? -kIq1Delta : kIq1Delta;
+      for (int l = 0; l < 4; ++l, y += 8) {
+        const uint64_t g = grid_entry(x[i], ib, l);
+        for (int j = 0; j < 8; ++j) y[j] = dl * (grid_value(g, j) + delta);
+      }
+    }
+  }
+}
+
+// The integer sums of ggml's ggml_vec_dot_iq1_s_q8_K_generic: the grid part
+// and the shifts' part (through the activations' bsums). Their floats are
+// combined as ggml's x86 kernels do (llama.cpp's references were recorded
+// there): d * sumi and d * sumi1 summed apart over the blocks, the shift's
+// 1/8 applied at the end. (The generic code's per-block d * (sumi + sumi1 /
+// 8) rounds differently; on synth-kq-imat-pure-IQ1_S's second prompt that
+// moved one Q8 rounding and the probabilities by 3e-3; this way 8e-9.)
+float vec_dot_iq1_s_q8_K(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_iq1_s*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  float sum = 0, sum1 = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const int8_t* q8 = y[i].qs;
+    int sumi = 0, sumi1 = 0;
+    for (int ib = 0; ib < QK_K / 32; ++ib) {
+      const int ls = group_scale(x[i].qh[ib]);
+      const int delta = x[i].qh[ib] & 0x8000 ? -1 : 1;
+      int lsum = 0;
+      for (int l = 0; l < 4; ++l, q8 += 8) {
+        const uint64_t g = grid_entry(x[i], ib, l);
+        for (int j = 0; j < 8; ++j) lsum += q8[j] * grid_value(g, j);
+      }
+      sumi += ls * lsum;
+      sumi1 += ls * delta * (y[i].bsums[2 * ib] + y[i].bsums[2 * ib + 1]);
+    }
+    const float d = fp16_to_fp32(x[i].d) * y[i].d;
+    sum += d * static_cast<float>(sumi);
+    sum1 += d * static_cast<float>(sumi1);
+  }
+  return sum + kIq1Delta * sum1;
+}
+
+#ifdef __wasm_simd128__
+namespace {
+
+// Group ib's 32 grid values as int8: *lo weights 0-15, *hi 16-31.
+inline void decode_group(const block_iq1_s& b, int ib, v128_t* lo, v128_t* hi) {
+  const uint64_t* grid = kIq1sGrid.data();
+  const uint8_t* qs = b.qs + 4 * ib;
+  const uint32_t h = b.qh[ib];
+  *lo = wasm_i64x2_make(grid[qs[0] | ((h << 8) & 0x700)], grid[qs[1] | ((h << 5) & 0x700)]);
+  *hi = wasm_i64x2_make(grid[qs[2] | ((h << 2) & 0x700)], grid[qs[3] | ((h >> 1) & 0x700)]);
+}
+
+inline int group_shift(uint16_t qh) { return qh & 0x8000 ? -group_scale(qh) : group_scale(qh); }
+
+}  // namespace
+
+float vec_dot_iq1_s_q8_K_simd(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_iq1_s*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  float sum = 0, sum1 = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const int8_t* q8 = y[i].qs;
+    v128_t isum = wasm_i32x4_splat(0);
+    int sumi1 = 0;
+    for (int ib = 0; ib < QK_K / 32; ++ib, q8 += 32) {
+      v128_t lo, hi;
+      decode_group(x[i], ib, &lo, &hi);
+      const v128_t s = simd::block_dot_i8x32(lo, hi, q8);
+      isum = wasm_i32x4_add(isum, wasm_i32x4_mul(s, wasm_i32x4_splat(group_scale(x[i].qh[ib]))));
+      sumi1 += group_shift(x[i].qh[ib]) * (y[i].bsums[2 * ib] + y[i].bsums[2 * ib + 1]);
+    }
+    const float d = fp16_to_fp32_fast(x[i].d) * y[i].d;
+    sum += d * static_cast<float>(simd::hsum_i32(isum));
+    sum1 += d * static_cast<float>(sumi1);
+  }
+  return sum + kIq1Delta * sum1;
+}
+
+// Against int16 activations, 1 to 4 tokens (simd::iq_isum_scaled); the
+// shifts' part is one dot of the block's 16 bsums with the groups' +-scales.
+void vec_dot_iq1_s_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                         int64_t out_stride) {
+  const auto* x = static_cast<const block_iq1_s*>(w);
+  simd::dispatch_tokens(n_tokens, [&](auto nt) {
+    constexpr int T = decltype(nt)::value;
+    const block_q8_Kw* y[T];
+    float sum[T], sum1[T];
+    for (int t = 0; t < T; ++t) {
+      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
+      sum[t] = sum1[t] = 0;
+    }
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+      v128_t isum[T];
+      for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
+      alignas(16) int16_t shift[QK_K / 16];
+      for (int ib = 0; ib < QK_K / 32; ++ib) {
+        v128_t lo, hi;
+        decode_group(x[i], ib, &lo, &hi);
+        const int16_t ls = static_cast<int16_t>(group_scale(x[i].qh[ib]));
+        shift[2 * ib] = shift[2 * ib + 1] = static_cast<int16_t>(group_shift(x[i].qh[ib]));
+        simd::iq_isum_scaled<T>(lo, hi, ls, y, i, 32 * ib, isum);
+      }
+      const v128_t sh0 = wasm_v128_load(shift), sh1 = wasm_v128_load(shift + 8);
+      const float dx = fp16_to_fp32_fast(x[i].d);
+      for (int t = 0; t < T; ++t) {
+        const int sumi1 = simd::hsum_i32(wasm_i32x4_add(wasm_i32x4_dot_i16x8(sh0, wasm_v128_load(y[t][i].bsums)),
+                                                        wasm_i32x4_dot_i16x8(sh1, wasm_v128_load(y[t][i].bsums + 8))));
+        const float d = dx * y[t][i].d;
+        sum[t] += d * static_cast<float>(simd::hsum_i32(isum[t]));
+        sum1[t] += d * static_cast<float>(sumi1);
+      }
+    }
+    for (int t = 0; t < T; ++t) out[t * out_stride] = sum[t] + kIq1Delta * sum1[t];
+  });
+}
+#endif
+
+}  // namespace wasmlm

@@ -1,0 +1,138 @@
+// IQ3_S: 256 weights in 8 groups of 32, each group 8 grid entries of 4
+// magnitudes (kIq3sGrid, 9-bit indices: qs plus one bit of qh), one sign bit
+// per weight and a 4-bit scale s: w = d * (1 + 2s) * grid * sign.
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/iq13_kernel.h"
+#include "quant/iq3_grids.h"
+#include "quant/quant_types.h"
+#include "quant/simd128.h"
+#include "quant/wide_activations.h"
+
+namespace wasmlm {
+
+namespace {
+
+// Grid entry k (0-7) of group ib.
+inline uint32_t grid_entry(const block_iq3_s& b, int ib, int k) {
+  return kIq3sGrid[b.qs[8 * ib + k] | (((b.qh[ib] >> k) & 1) << 8)];
+}
+
+inline int group_scale(const block_iq3_s& b, int ib) { return 1 + 2 * ((b.scales[ib / 2] >> 4 * (ib % 2)) & 0xF); }
+
+}  // namespace
+
+void dequantize_row_iq3_s(const void* src, float* y, int64_t n) {
+  const auto* x = static_cast<const block_iq3_s*>(src);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const float d = fp16_to_fp32(x[i].d);
+    for (int ib = 0; ib < QK_K / 32; ++ib) {
+      const float db = d * group_scale(x[i], ib);
+      const uint8_t* signs = x[i].signs + 4 * ib;
+      for (int l = 0; l < 4; ++l, y += 8) {
+        const uint32_t g1 = grid_entry(x[i], ib, 2 * l), g2 = grid_entry(x[i], ib, 2 * l + 1);
+        for (int j = 0; j < 4; ++j) {
+          y[j] = db * static_cast<float>((g1 >> 8 * j) & 0xFF) * (signs[l] & (1 << j) ? -1.f : 1.f);
+          y[j + 4] = db * static_cast<float>((g2 >> 8 * j) & 0xFF) * (signs[l] & (1 << (j + 4)) ? -1.f : 1.f);
+        }
+      }
+    }
+  }
+}
+
+// ggml's ggml_vec_dot_iq3_s_q8_K_generic.
+float vec_dot_iq3_s_q8_K(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_iq3_s*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const float d = fp16_to_fp32(x[i].d) * y[i].d;
+    const int8_t* q8 = y[i].qs;
+    int32_t bsum = 0;
+    for (int ib = 0; ib < QK_K / 32; ++ib) {
+      const uint8_t* signs = x[i].signs + 4 * ib;
+      int32_t sumi = 0;
+      for (int l = 0; l < 4; ++l, q8 += 8) {
+        const uint32_t g1 = grid_entry(x[i], ib, 2 * l), g2 = grid_entry(x[i], ib, 2 * l + 1);
+        for (int j = 0; j < 4; ++j) {
+          sumi += static_cast<int32_t>((g1 >> 8 * j) & 0xFF) * q8[j] * (signs[l] & (1 << j) ? -1 : 1);
+          sumi += static_cast<int32_t>((g2 >> 8 * j) & 0xFF) * q8[j + 4] * (signs[l] & (1 << (j + 4)) ? -1 : 1);
+        }
+      }
+      bsum += sumi * group_scale(x[i], ib);
+    }
+    sum += d * static_cast<float>(bsum);
+  }
+  return sum;
+}
+
+#ifdef __wasm_simd128__
+namespace {
+
+// Group ib's 32 signed weights as int8: *lo weights 0-15, *hi 16-31.
+inline void decode_group(const block_iq3_s& b, int ib, v128_t* lo, v128_t* hi) {
+  const uint32_t* grid = kIq3sGrid.data();
+  const uint8_t* qs = b.qs + 8 * ib;
+  const uint32_t h = b.qh[ib];
+  const v128_t g0 = wasm_i32x4_make(grid[qs[0] | ((h << 8) & 256)], grid[qs[1] | ((h << 7) & 256)],
+                                    grid[qs[2] | ((h << 6) & 256)], grid[qs[3] | ((h << 5) & 256)]);
+  const v128_t g1 = wasm_i32x4_make(grid[qs[4] | ((h << 4) & 256)], grid[qs[5] | ((h << 3) & 256)],
+                                    grid[qs[6] | ((h << 2) & 256)], grid[qs[7] | ((h << 1) & 256)]);
+  const uint8_t* s = b.signs + 4 * ib;
+  const v128_t m0 = wasm_i64x2_make(kSignBytes[s[0]], kSignBytes[s[1]]);
+  const v128_t m1 = wasm_i64x2_make(kSignBytes[s[2]], kSignBytes[s[3]]);
+  *lo = wasm_i8x16_sub(wasm_v128_xor(g0, m0), m0);
+  *hi = wasm_i8x16_sub(wasm_v128_xor(g1, m1), m1);
+}
+
+}  // namespace
+
+float vec_dot_iq3_s_q8_K_simd(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_iq3_s*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const float d = fp16_to_fp32_fast(x[i].d) * y[i].d;
+    const int8_t* q8 = y[i].qs;
+    v128_t isum = wasm_i32x4_splat(0);
+    for (int ib = 0; ib < QK_K / 32; ++ib, q8 += 32) {
+      v128_t lo, hi;
+      decode_group(x[i], ib, &lo, &hi);
+      const v128_t s = simd::block_dot_i8x32(lo, hi, q8);
+      isum = wasm_i32x4_add(isum, wasm_i32x4_mul(s, wasm_i32x4_splat(group_scale(x[i], ib))));
+    }
+    sum += d * static_cast<float>(simd::hsum_i32(isum));
+  }
+  return sum;
+}
+
+// Against int16 activations, 1 to 4 tokens (simd::iq_isum_scaled; 15 * 31
+// fits in int16).
+void vec_dot_iq3_s_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                         int64_t out_stride) {
+  const auto* x = static_cast<const block_iq3_s*>(w);
+  simd::dispatch_tokens(n_tokens, [&](auto nt) {
+    constexpr int T = decltype(nt)::value;
+    const block_q8_Kw* y[T];
+    float sum[T];
+    for (int t = 0; t < T; ++t) {
+      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
+      sum[t] = 0;
+    }
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+      v128_t isum[T];
+      for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
+      for (int ib = 0; ib < QK_K / 32; ++ib) {
+        v128_t lo, hi;
+        decode_group(x[i], ib, &lo, &hi);
+        simd::iq_isum_scaled<T>(lo, hi, static_cast<int16_t>(group_scale(x[i], ib)), y, i, 32 * ib, isum);
+      }
+      const float dx = fp16_to_fp32_fast(x[i].d);
+      for (int t = 0; t < T; ++t) sum[t] += (dx * y[t][i].d) * static_cast<float>(simd::hsum_i32(isum[t]));
+    }
+    for (int t = 0; t < T; ++t) out[t * out_stride] = sum[t];
+  });
+}
+#endif
+
+}  // namespace wasmlm

@@ -1,0 +1,156 @@
+// IQ3_XXS: 256 weights in 8 groups of 32, each group 8 grid entries of 4
+// magnitudes (kIq3xxsGrid) with signs per 8 weights (kIqSigns) and a 4-bit
+// scale: w = d * (0.5 + s) / 2 * grid * sign, with s the scale.
+#include <array>
+#include <cstring>
+
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/iq13_kernel.h"
+#include "quant/iq3_grids.h"
+#include "quant/iq_signs.h"
+#include "quant/quant_types.h"
+#include "quant/simd128.h"
+#include "quant/wide_activations.h"
+
+namespace wasmlm {
+
+namespace {
+
+// The group's uint32: 4 sign indices of 7 bits, the scale in bits 28-31.
+inline uint32_t group_word(const block_iq3_xxs& b, int ib) {
+  uint32_t aux;
+  std::memcpy(&aux, b.qs + QK_K / 4 + 4 * ib, 4);
+  return aux;
+}
+
+}  // namespace
+
+void dequantize_row_iq3_xxs(const void* src, float* y, int64_t n) {
+  const auto* x = static_cast<const block_iq3_xxs*>(src);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const float d = fp16_to_fp32(x[i].d);
+    const uint8_t* qs = x[i].qs;
+    for (int ib = 0; ib < QK_K / 32; ++ib, qs += 8) {
+      const uint32_t aux = group_word(x[i], ib);
+      const float db = d * (0.5f + (aux >> 28)) * 0.5f;
+      for (int l = 0; l < 4; ++l, y += 8) {
+        const uint8_t signs = kIqSigns[(aux >> 7 * l) & 127];
+        const uint32_t g1 = kIq3xxsGrid[qs[2 * l]], g2 = kIq3xxsGrid[qs[2 * l + 1]];
+        for (int j = 0; j < 4; ++j) {
+          y[j] = db * static_cast<float>((g1 >> 8 * j) & 0xFF) * (signs & (1 << j) ? -1.f : 1.f);
+          y[j + 4] = db * static_cast<float>((g2 >> 8 * j) & 0xFF) * (signs & (1 << (j + 4)) ? -1.f : 1.f);
+        }
+      }
+    }
+  }
+}
+
+// ggml's ggml_vec_dot_iq3_xxs_q8_K_generic: scales 2s + 1, the factor 1/4
+// applied to the whole sum.
+float vec_dot_iq3_xxs_q8_K(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_iq3_xxs*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const float d = fp16_to_fp32(x[i].d) * y[i].d;
+    const uint8_t* q3 = x[i].qs;
+    const int8_t* q8 = y[i].qs;
+    int32_t bsum = 0;
+    for (int ib = 0; ib < QK_K / 32; ++ib, q3 += 8) {
+      const uint32_t aux = group_word(x[i], ib);
+      const int32_t ls = 2 * static_cast<int32_t>(aux >> 28) + 1;
+      int32_t sumi = 0;
+      for (int l = 0; l < 4; ++l, q8 += 8) {
+        const uint8_t signs = kIqSigns[(aux >> 7 * l) & 127];
+        const uint32_t g1 = kIq3xxsGrid[q3[2 * l]], g2 = kIq3xxsGrid[q3[2 * l + 1]];
+        for (int j = 0; j < 4; ++j) {
+          sumi += static_cast<int32_t>((g1 >> 8 * j) & 0xFF) * q8[j] * (signs & (1 << j) ? -1 : 1);
+          sumi += static_cast<int32_t>((g2 >> 8 * j) & 0xFF) * q8[j + 4] * (signs & (1 << (j + 4)) ? -1 : 1);
+        }
+      }
+      bsum += sumi * ls;
+    }
+    sum += d * static_cast<float>(bsum);
+  }
+  return 0.25f * sum;
+}
+
+#ifdef __wasm_simd128__
+namespace {
+
+// kSignBytes of each sign index's 8 signs.
+constexpr std::array<uint64_t, 128> make_index_sign_bytes() {
+  std::array<uint64_t, 128> t{};
+  for (int i = 0; i < 128; ++i) t[i] = kSignBytes[kIqSigns[i]];
+  return t;
+}
+inline constexpr std::array<uint64_t, 128> kIndexSignBytes = make_index_sign_bytes();
+
+// Group ib's 32 signed weights (magnitudes up to 62) as int8: *lo weights
+// 0-15, *hi 16-31. Signs: (g ^ m) - m with m all ones where negative.
+inline void decode_group(const uint8_t* q3, uint32_t aux, v128_t* lo, v128_t* hi) {
+  const uint32_t* grid = kIq3xxsGrid.data();
+  const v128_t g0 = wasm_i32x4_make(grid[q3[0]], grid[q3[1]], grid[q3[2]], grid[q3[3]]);
+  const v128_t g1 = wasm_i32x4_make(grid[q3[4]], grid[q3[5]], grid[q3[6]], grid[q3[7]]);
+  const v128_t m0 = wasm_i64x2_make(kIndexSignBytes[aux & 127], kIndexSignBytes[(aux >> 7) & 127]);
+  const v128_t m1 = wasm_i64x2_make(kIndexSignBytes[(aux >> 14) & 127], kIndexSignBytes[(aux >> 21) & 127]);
+  *lo = wasm_i8x16_sub(wasm_v128_xor(g0, m0), m0);
+  *hi = wasm_i8x16_sub(wasm_v128_xor(g1, m1), m1);
+}
+
+}  // namespace
+
+float vec_dot_iq3_xxs_q8_K_simd(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_iq3_xxs*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  float sum = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const float d = fp16_to_fp32_fast(x[i].d) * y[i].d;
+    const uint8_t* q3 = x[i].qs;
+    const int8_t* q8 = y[i].qs;
+    v128_t isum = wasm_i32x4_splat(0);
+    for (int ib = 0; ib < QK_K / 32; ++ib, q3 += 8, q8 += 32) {
+      const uint32_t aux = group_word(x[i], ib);
+      v128_t lo, hi;
+      decode_group(q3, aux, &lo, &hi);
+      const v128_t s = simd::block_dot_i8x32(lo, hi, q8);
+      isum = wasm_i32x4_add(isum, wasm_i32x4_mul(s, wasm_i32x4_splat(2 * static_cast<int32_t>(aux >> 28) + 1)));
+    }
+    sum += d * static_cast<float>(simd::hsum_i32(isum));
+  }
+  return 0.25f * sum;
+}
+
+// Against int16 activations, 1 to 4 tokens (simd::iq_isum_scaled; 62 * 31
+// fits in int16).
+void vec_dot_iq3_xxs_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                           int64_t out_stride) {
+  const auto* x = static_cast<const block_iq3_xxs*>(w);
+  simd::dispatch_tokens(n_tokens, [&](auto nt) {
+    constexpr int T = decltype(nt)::value;
+    const block_q8_Kw* y[T];
+    float sum[T];
+    for (int t = 0; t < T; ++t) {
+      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
+      sum[t] = 0;
+    }
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+      const uint8_t* q3 = x[i].qs;
+      v128_t isum[T];
+      for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
+      for (int ib = 0; ib < QK_K / 32; ++ib, q3 += 8) {
+        const uint32_t aux = group_word(x[i], ib);
+        v128_t lo, hi;
+        decode_group(q3, aux, &lo, &hi);
+        simd::iq_isum_scaled<T>(lo, hi, static_cast<int16_t>(2 * (aux >> 28) + 1), y, i, 32 * ib, isum);
+      }
+      const float dx = fp16_to_fp32_fast(x[i].d);
+      for (int t = 0; t < T; ++t) sum[t] += (dx * y[t][i].d) * static_cast<float>(simd::hsum_i32(isum[t]));
+    }
+    for (int t = 0; t < T; ++t) out[t * out_stride] = 0.25f * sum[t];
+  });
+}
+#endif
+
+}  // namespace wasmlm

@@ -21,11 +21,8 @@ void vec_dot_decoded_blocks_q8_Kw(int64_t n, const Block* x, const void* a, int6
   dispatch_tokens(n_tokens, [&](auto nt) {
     constexpr int T = decltype(nt)::value;
     const block_q8_Kw* y[T];
-    float sum[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      sum[t] = 0;
-    }
+    token_rows(a, act_stride, y);
+    float sum[T] = {};
     alignas(16) int16_t q[QK_K];
     for (int64_t i = 0; i < n / QK_K; ++i) {
       decode(x[i], q);

@@ -5,7 +5,7 @@
 // computes it, exactly; the float work is ggml's: sum += (d * d8) * isum per
 // block, 0.125 * sum at the end.
 //
-// A type's Codec gives, for sub-block ib32 (32 weights) of a block:
+// A type's Codec (iq2_codecs.h) gives, for sub-block ib32 (32 weights) of a block:
 //   Codec::Block: the block struct;
 //   Codec(const Block&, int ib32): decodes the sub-block's indices;
 //   grid(l) (const uint64_t*), signs(l) (const Iq2SignRow*) for l in 0..3;

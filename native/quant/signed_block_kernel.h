@@ -19,11 +19,9 @@ void vec_dot_signed_blocks_q8_0w(int64_t n, const Block* x, const void* a, int64
   dispatch_tokens(n_tokens, [&](auto nt) {
     constexpr int T = decltype(nt)::value;
     const block_q8_0w* y[T];
+    token_rows(a, act_stride, y);
     v128_t acc[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const block_q8_0w*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      acc[t] = wasm_f32x4_splat(0);
-    }
+    for (int t = 0; t < T; ++t) acc[t] = wasm_f32x4_splat(0);
     for (int64_t i = 0; i < n / 32; ++i) {
       v128_t w[4];
       unpack(x[i], w);

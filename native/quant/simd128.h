@@ -40,6 +40,13 @@ inline void dispatch_tokens(int n_tokens, Kernel&& kernel) {
   }
 }
 
+// Points rows[t] at token t's widened activations (a + t * act_stride) for
+// the multi-token kernels.
+template <typename Row, int T>
+inline void token_rows(const void* a, int64_t act_stride, const Row* (&rows)[T]) {
+  for (int t = 0; t < T; ++t) rows[t] = reinterpret_cast<const Row*>(static_cast<const uint8_t*>(a) + t * act_stride);
+}
+
 // acc += float(isum) * d, lane-wise.
 inline v128_t add_scaled(v128_t acc, v128_t isum, float d) {
   return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(isum), wasm_f32x4_splat(d)));

@@ -4,7 +4,8 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { tensorStats, WasmLMError } from '../../web/src/index.js';
-import { ensureSynthKqMxfp4, readGguf } from '../models/synth-kq-mxfp4.js';
+import { readGguf } from '../models/gguf-write.js';
+import { ensureSynthKqMxfp4 } from '../models/synth-kq-mxfp4.js';
 import { describeWithTestdata, REPO_ROOT, TESTDATA, testdataPath } from './helpers/testdata.js';
 
 const run = promisify(execFile);

@@ -320,11 +320,15 @@ export function writeGguf(out, head, nKv, plan) {
   return { file: out, params, bytes: fs.statSync(out).size };
 }
 
-/** The raw bytes (key, type, value) of every pair of a GGUF v3 file whose key starts with `prefix`. */
-export function readTokenizerPairs(file, prefix = 'tokenizer.ggml.') {
-  const buf = fs.readFileSync(file);
+/**
+ * A little-endian GGUF v3 file's metadata pairs (each key and its raw bytes:
+ * key, type, value) and tensor infos ({name, shape, type id, offset}), and
+ * where its data section starts.
+ */
+export function readGguf(buf, file = 'the file') {
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   if (buf.toString('latin1', 0, 4) !== 'GGUF' || dv.getUint32(4, true) !== 3) throw new Error(`${file}: not GGUF v3`);
+  const nTensors = Number(dv.getBigUint64(8, true));
   const nKv = Number(dv.getBigUint64(16, true));
   let at = 24;
   const str = () => {
@@ -346,13 +350,30 @@ export function readTokenizerPairs(file, prefix = 'tokenizer.ggml.') {
     at += GT_SIZE[type];
   };
   const pairs = [];
+  let alignment = 32;
   for (let i = 0; i < nKv; i++) {
     const start = at;
     const key = str();
     const type = dv.getUint32(at, true);
     at += 4;
+    if (key === 'general.alignment') alignment = dv.getUint32(at, true);
     skipValue(type);
-    if (key.startsWith(prefix)) pairs.push(buf.subarray(start, at));
+    pairs.push({ key, bytes: buf.subarray(start, at) });
   }
-  return pairs;
+  const tensors = [];
+  for (let i = 0; i < nTensors; i++) {
+    const name = str();
+    const nDims = dv.getUint32(at, true);
+    at += 4;
+    const shape = [];
+    for (let k = 0; k < nDims; k++, at += 8) shape.push(Number(dv.getBigUint64(at, true)));
+    tensors.push({ name, shape, type: dv.getUint32(at, true), offset: Number(dv.getBigUint64(at + 4, true)) });
+    at += 12;
+  }
+  return { pairs, tensors, dataStart: Math.ceil(at / alignment) * alignment };
+}
+
+/** The raw bytes (key, type, value) of every pair of a GGUF v3 file whose key starts with `prefix`. */
+export function readTokenizerPairs(file, prefix = 'tokenizer.ggml.') {
+  return readGguf(fs.readFileSync(file), file).pairs.filter((p) => p.key.startsWith(prefix)).map((p) => p.bytes);
 }

@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Bytes, GGML, GT, GT_SIZE, writeGguf } from './gguf-write.js';
+import { Bytes, GGML, GT, readGguf, writeGguf } from './gguf-write.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DEFAULT_DIR = path.join(REPO_ROOT, 'tests/.tmp/synth-kq');
@@ -59,62 +59,10 @@ export function quantizeMxfp4(x) {
   return out;
 }
 
-/** The metadata pairs (raw bytes, with their keys) and tensor infos of a little-endian GGUF v3 file. */
-export function readGguf(buf) {
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (buf.toString('latin1', 0, 4) !== 'GGUF' || dv.getUint32(4, true) !== 3) throw new Error('not GGUF v3');
-  const nTensors = Number(dv.getBigUint64(8, true));
-  const nKv = Number(dv.getBigUint64(16, true));
-  let at = 24;
-  const str = () => {
-    const n = Number(dv.getBigUint64(at, true));
-    const s = buf.toString('utf8', at + 8, at + 8 + n);
-    at += 8 + n;
-    return s;
-  };
-  const skipValue = (type) => {
-    if (type === GT.STRING) { str(); return; }
-    if (type === GT.ARRAY) {
-      const elem = dv.getUint32(at, true);
-      const count = Number(dv.getBigUint64(at + 4, true));
-      at += 12;
-      if (elem === GT.STRING || elem === GT.ARRAY) for (let i = 0; i < count; i++) skipValue(elem);
-      else at += count * GT_SIZE[elem];
-      return;
-    }
-    at += GT_SIZE[type];
-  };
-  const pairs = [];
-  let alignment = 32;
-  for (let i = 0; i < nKv; i++) {
-    const start = at;
-    const key = str();
-    const type = dv.getUint32(at, true);
-    at += 4;
-    if (key === 'general.alignment') alignment = dv.getUint32(at, true);
-    skipValue(type);
-    pairs.push({ key, bytes: buf.subarray(start, at) });
-  }
-  const tensors = [];
-  for (let i = 0; i < nTensors; i++) {
-    const name = str();
-    const nDims = dv.getUint32(at, true);
-    at += 4;
-    const shape = [];
-    for (let k = 0; k < nDims; k++, at += 8) shape.push(Number(dv.getBigUint64(at, true)));
-    const type = dv.getUint32(at, true);
-    const offset = Number(dv.getBigUint64(at + 4, true));
-    at += 12;
-    tensors.push({ name, shape, type, offset });
-  }
-  const dataStart = Math.ceil(at / alignment) * alignment;
-  return { pairs, tensors, dataStart };
-}
-
 /** Writes the MXFP4 file from the test data's F32 model; returns its path. */
 export function writeSynthKqMxfp4(testdata, out) {
   const buf = fs.readFileSync(path.join(testdata, SOURCE));
-  const { pairs, tensors, dataStart } = readGguf(buf);
+  const { pairs, tensors, dataStart } = readGguf(buf, SOURCE);
   const head = new Bytes();
   for (const p of pairs) {
     if (p.key === 'general.file_type') {

@@ -149,11 +149,8 @@ void vec_dot_iq1_m_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_st
   simd::dispatch_tokens(n_tokens, [&](auto nt) {
     constexpr int T = decltype(nt)::value;
     const block_q8_Kw* y[T];
-    float sum1[T], sum2[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      sum1[t] = sum2[t] = 0;
-    }
+    simd::token_rows(a, act_stride, y);
+    float sum1[T] = {}, sum2[T] = {};
     for (int64_t i = 0; i < n / QK_K; ++i) {
       const Iq1mScales sc = scales_of(x[i]);
       v128_t isum1[T], isum2[T];

@@ -117,11 +117,8 @@ void vec_dot_iq1_s_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_st
   simd::dispatch_tokens(n_tokens, [&](auto nt) {
     constexpr int T = decltype(nt)::value;
     const block_q8_Kw* y[T];
-    float sum[T], sum1[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      sum[t] = sum1[t] = 0;
-    }
+    simd::token_rows(a, act_stride, y);
+    float sum[T] = {}, sum1[T] = {};
     for (int64_t i = 0; i < n / QK_K; ++i) {
       v128_t isum[T];
       for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);

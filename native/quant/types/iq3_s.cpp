@@ -70,68 +70,36 @@ float vec_dot_iq3_s_q8_K(int64_t n, const void* w, const void* a) {
 namespace {
 
 // Group ib's 32 signed weights as int8: *lo weights 0-15, *hi 16-31.
-inline void decode_group(const block_iq3_s& b, int ib, v128_t* lo, v128_t* hi) {
-  const uint32_t* grid = kIq3sGrid.data();
-  const uint8_t* qs = b.qs + 8 * ib;
-  const uint32_t h = b.qh[ib];
-  const v128_t g0 = wasm_i32x4_make(grid[qs[0] | ((h << 8) & 256)], grid[qs[1] | ((h << 7) & 256)],
-                                    grid[qs[2] | ((h << 6) & 256)], grid[qs[3] | ((h << 5) & 256)]);
-  const v128_t g1 = wasm_i32x4_make(grid[qs[4] | ((h << 4) & 256)], grid[qs[5] | ((h << 3) & 256)],
-                                    grid[qs[6] | ((h << 2) & 256)], grid[qs[7] | ((h << 1) & 256)]);
-  const uint8_t* s = b.signs + 4 * ib;
-  const v128_t m0 = wasm_i64x2_make(kSignBytes[s[0]], kSignBytes[s[1]]);
-  const v128_t m1 = wasm_i64x2_make(kSignBytes[s[2]], kSignBytes[s[3]]);
-  *lo = wasm_i8x16_sub(wasm_v128_xor(g0, m0), m0);
-  *hi = wasm_i8x16_sub(wasm_v128_xor(g1, m1), m1);
-}
+struct Iq3sGroups {
+  using Block = block_iq3_s;
+  static constexpr float kFactor = 1.0f;
+  static void decode(const Block& b, int ib, v128_t* lo, v128_t* hi) {
+    const uint32_t* grid = kIq3sGrid.data();
+    const uint8_t* qs = b.qs + 8 * ib;
+    const uint32_t h = b.qh[ib];
+    const v128_t g0 = wasm_i32x4_make(grid[qs[0] | ((h << 8) & 256)], grid[qs[1] | ((h << 7) & 256)],
+                                      grid[qs[2] | ((h << 6) & 256)], grid[qs[3] | ((h << 5) & 256)]);
+    const v128_t g1 = wasm_i32x4_make(grid[qs[4] | ((h << 4) & 256)], grid[qs[5] | ((h << 3) & 256)],
+                                      grid[qs[6] | ((h << 2) & 256)], grid[qs[7] | ((h << 1) & 256)]);
+    const uint8_t* s = b.signs + 4 * ib;
+    const v128_t m0 = wasm_i64x2_make(kSignBytes[s[0]], kSignBytes[s[1]]);
+    const v128_t m1 = wasm_i64x2_make(kSignBytes[s[2]], kSignBytes[s[3]]);
+    *lo = wasm_i8x16_sub(wasm_v128_xor(g0, m0), m0);
+    *hi = wasm_i8x16_sub(wasm_v128_xor(g1, m1), m1);
+  }
+  static int32_t scale(const Block& b, int ib) { return group_scale(b, ib); }
+};
 
 }  // namespace
 
 float vec_dot_iq3_s_q8_K_simd(int64_t n, const void* w, const void* a) {
-  const auto* x = static_cast<const block_iq3_s*>(w);
-  const auto* y = static_cast<const block_q8_K*>(a);
-  float sum = 0;
-  for (int64_t i = 0; i < n / QK_K; ++i) {
-    const float d = fp16_to_fp32_fast(x[i].d) * y[i].d;
-    const int8_t* q8 = y[i].qs;
-    v128_t isum = wasm_i32x4_splat(0);
-    for (int ib = 0; ib < QK_K / 32; ++ib, q8 += 32) {
-      v128_t lo, hi;
-      decode_group(x[i], ib, &lo, &hi);
-      const v128_t s = simd::block_dot_i8x32(lo, hi, q8);
-      isum = wasm_i32x4_add(isum, wasm_i32x4_mul(s, wasm_i32x4_splat(group_scale(x[i], ib))));
-    }
-    sum += d * static_cast<float>(simd::hsum_i32(isum));
-  }
-  return sum;
+  return simd::iq_groups_vec_dot<Iq3sGroups>(n, w, a);
 }
 
-// Against int16 activations, 1 to 4 tokens (simd::iq_isum_scaled; 15 * 31
-// fits in int16).
+// Against int16 activations, 1 to 4 tokens (15 * 31 fits in int16).
 void vec_dot_iq3_s_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                          int64_t out_stride) {
-  const auto* x = static_cast<const block_iq3_s*>(w);
-  simd::dispatch_tokens(n_tokens, [&](auto nt) {
-    constexpr int T = decltype(nt)::value;
-    const block_q8_Kw* y[T];
-    float sum[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      sum[t] = 0;
-    }
-    for (int64_t i = 0; i < n / QK_K; ++i) {
-      v128_t isum[T];
-      for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
-      for (int ib = 0; ib < QK_K / 32; ++ib) {
-        v128_t lo, hi;
-        decode_group(x[i], ib, &lo, &hi);
-        simd::iq_isum_scaled<T>(lo, hi, static_cast<int16_t>(group_scale(x[i], ib)), y, i, 32 * ib, isum);
-      }
-      const float dx = fp16_to_fp32_fast(x[i].d);
-      for (int t = 0; t < T; ++t) sum[t] += (dx * y[t][i].d) * static_cast<float>(simd::hsum_i32(isum[t]));
-    }
-    for (int t = 0; t < T; ++t) out[t * out_stride] = sum[t];
-  });
+  simd::iq_groups_vec_dot_wide<Iq3sGroups>(n, w, a, act_stride, n_tokens, out, out_stride);
 }
 #endif
 

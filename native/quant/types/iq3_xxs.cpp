@@ -89,67 +89,33 @@ inline constexpr std::array<uint64_t, 128> kIndexSignBytes = make_index_sign_byt
 
 // Group ib's 32 signed weights (magnitudes up to 62) as int8: *lo weights
 // 0-15, *hi 16-31. Signs: (g ^ m) - m with m all ones where negative.
-inline void decode_group(const uint8_t* q3, uint32_t aux, v128_t* lo, v128_t* hi) {
-  const uint32_t* grid = kIq3xxsGrid.data();
-  const v128_t g0 = wasm_i32x4_make(grid[q3[0]], grid[q3[1]], grid[q3[2]], grid[q3[3]]);
-  const v128_t g1 = wasm_i32x4_make(grid[q3[4]], grid[q3[5]], grid[q3[6]], grid[q3[7]]);
-  const v128_t m0 = wasm_i64x2_make(kIndexSignBytes[aux & 127], kIndexSignBytes[(aux >> 7) & 127]);
-  const v128_t m1 = wasm_i64x2_make(kIndexSignBytes[(aux >> 14) & 127], kIndexSignBytes[(aux >> 21) & 127]);
-  *lo = wasm_i8x16_sub(wasm_v128_xor(g0, m0), m0);
-  *hi = wasm_i8x16_sub(wasm_v128_xor(g1, m1), m1);
-}
+struct Iq3xxsGroups {
+  using Block = block_iq3_xxs;
+  static constexpr float kFactor = 0.25f;
+  static void decode(const Block& b, int ib, v128_t* lo, v128_t* hi) {
+    const uint32_t* grid = kIq3xxsGrid.data();
+    const uint8_t* q3 = b.qs + 8 * ib;
+    const uint32_t aux = group_word(b, ib);
+    const v128_t g0 = wasm_i32x4_make(grid[q3[0]], grid[q3[1]], grid[q3[2]], grid[q3[3]]);
+    const v128_t g1 = wasm_i32x4_make(grid[q3[4]], grid[q3[5]], grid[q3[6]], grid[q3[7]]);
+    const v128_t m0 = wasm_i64x2_make(kIndexSignBytes[aux & 127], kIndexSignBytes[(aux >> 7) & 127]);
+    const v128_t m1 = wasm_i64x2_make(kIndexSignBytes[(aux >> 14) & 127], kIndexSignBytes[(aux >> 21) & 127]);
+    *lo = wasm_i8x16_sub(wasm_v128_xor(g0, m0), m0);
+    *hi = wasm_i8x16_sub(wasm_v128_xor(g1, m1), m1);
+  }
+  static int32_t scale(const Block& b, int ib) { return 2 * static_cast<int32_t>(group_word(b, ib) >> 28) + 1; }
+};
 
 }  // namespace
 
 float vec_dot_iq3_xxs_q8_K_simd(int64_t n, const void* w, const void* a) {
-  const auto* x = static_cast<const block_iq3_xxs*>(w);
-  const auto* y = static_cast<const block_q8_K*>(a);
-  float sum = 0;
-  for (int64_t i = 0; i < n / QK_K; ++i) {
-    const float d = fp16_to_fp32_fast(x[i].d) * y[i].d;
-    const uint8_t* q3 = x[i].qs;
-    const int8_t* q8 = y[i].qs;
-    v128_t isum = wasm_i32x4_splat(0);
-    for (int ib = 0; ib < QK_K / 32; ++ib, q3 += 8, q8 += 32) {
-      const uint32_t aux = group_word(x[i], ib);
-      v128_t lo, hi;
-      decode_group(q3, aux, &lo, &hi);
-      const v128_t s = simd::block_dot_i8x32(lo, hi, q8);
-      isum = wasm_i32x4_add(isum, wasm_i32x4_mul(s, wasm_i32x4_splat(2 * static_cast<int32_t>(aux >> 28) + 1)));
-    }
-    sum += d * static_cast<float>(simd::hsum_i32(isum));
-  }
-  return 0.25f * sum;
+  return simd::iq_groups_vec_dot<Iq3xxsGroups>(n, w, a);
 }
 
-// Against int16 activations, 1 to 4 tokens (simd::iq_isum_scaled; 62 * 31
-// fits in int16).
+// Against int16 activations, 1 to 4 tokens (62 * 31 fits in int16).
 void vec_dot_iq3_xxs_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                            int64_t out_stride) {
-  const auto* x = static_cast<const block_iq3_xxs*>(w);
-  simd::dispatch_tokens(n_tokens, [&](auto nt) {
-    constexpr int T = decltype(nt)::value;
-    const block_q8_Kw* y[T];
-    float sum[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      sum[t] = 0;
-    }
-    for (int64_t i = 0; i < n / QK_K; ++i) {
-      const uint8_t* q3 = x[i].qs;
-      v128_t isum[T];
-      for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
-      for (int ib = 0; ib < QK_K / 32; ++ib, q3 += 8) {
-        const uint32_t aux = group_word(x[i], ib);
-        v128_t lo, hi;
-        decode_group(q3, aux, &lo, &hi);
-        simd::iq_isum_scaled<T>(lo, hi, static_cast<int16_t>(2 * (aux >> 28) + 1), y, i, 32 * ib, isum);
-      }
-      const float dx = fp16_to_fp32_fast(x[i].d);
-      for (int t = 0; t < T; ++t) sum[t] += (dx * y[t][i].d) * static_cast<float>(simd::hsum_i32(isum[t]));
-    }
-    for (int t = 0; t < T; ++t) out[t * out_stride] = 0.25f * sum[t];
-  });
+  simd::iq_groups_vec_dot_wide<Iq3xxsGroups>(n, w, a, act_stride, n_tokens, out, out_stride);
 }
 #endif
 

@@ -87,11 +87,8 @@ void vec_dot_q2_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_str
   simd::dispatch_tokens(n_tokens, [&](auto nt) {
     constexpr int T = decltype(nt)::value;
     const block_q8_Kw* y[T];
-    float sum[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const block_q8_Kw*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      sum[t] = 0;
-    }
+    simd::token_rows(a, act_stride, y);
+    float sum[T] = {};
     for (int64_t i = 0; i < n / QK_K; ++i) {
       const v128_t sc_bytes = wasm_v128_load(x[i].scales);
       const v128_t scales = wasm_v128_and(sc_bytes, m4);

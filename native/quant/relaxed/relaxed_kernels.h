@@ -10,6 +10,7 @@ namespace wasmlm {
 float vec_dot_q2_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q3_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q4_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
+float vec_dot_tq2_0_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q5_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q6_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 // The 32-weight types with unsigned levels against grouped int8 activations

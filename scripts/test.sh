@@ -20,9 +20,11 @@ run() { # run NAME COMMAND...: tee output to a log, remember failure
 
 # The decoder test models (random weights, every architecture; seconds),
 # which the native, wasm and Jest suites compare with llama.cpp's outputs,
-# and the test data's synth-kq model in MXFP4 (which it lacks).
+# the test data's synth-kq model in MXFP4 (which it lacks), and the GGUF of
+# the GGJT TinyLLama-v0 that llama.cpp's reference in tests/reference/legacy ran.
 if [[ -d ../shared/testdata ]]; then
   node tests/models/decoder-models.js >/dev/null || status=1
+  node tests/reference/legacy/ggjt-to-gguf.js >/dev/null || status=1
   node tests/models/synth-kq-mxfp4.js >/dev/null || status=1
 fi
 

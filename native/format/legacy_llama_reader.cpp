@@ -5,9 +5,15 @@
 // {u32 len, bytes, f32 score (not in GGML)}, then tensor records until the
 // end of the file: {u32 n_dims, u32 name_len, u32 type, u32 dims[n_dims],
 // name, (GGJT: padding to 32 bytes), data}. Hyperparameters are presented
-// under the GGUF key names so the rest of wasmlm reads one vocabulary.
+// under the GGUF key names, and LLaMA tensors under llama.cpp's GGUF tensor
+// names (tok_embeddings.weight -> token_embd.weight, layers.N.attention.wq
+// -> blk.N.attn_q, ...; the data is untouched: llama.cpp's old convert.py
+// had already permuted Q/K into its rotary layout), so the rest of wasmlm
+// reads one vocabulary and a GGJT file runs like the GGUF llama.cpp's
+// convert_llama_ggml_to_gguf.py would make of it.
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "core/checked_math.h"
 #include "format/format_reader.h"
@@ -31,6 +37,36 @@ std::optional<uint32_t> pre_v3_block_bytes(GgmlType type) {
     case GgmlType::Q8_1: return 4 + 4 + 32;
     default: return std::nullopt;
   }
+}
+
+// llama.cpp's tensor names before GGUF and in GGUF (its old llama.cpp and
+// convert_llama_ggml_to_gguf.py): per layer after "layers.N." / "blk.N.".
+constexpr std::pair<const char*, const char*> kLayerNames[] = {
+    {"attention.wq.weight", "attn_q.weight"},       {"attention.wk.weight", "attn_k.weight"},
+    {"attention.wv.weight", "attn_v.weight"},       {"attention.wo.weight", "attn_output.weight"},
+    {"feed_forward.w1.weight", "ffn_gate.weight"},  {"feed_forward.w2.weight", "ffn_down.weight"},
+    {"feed_forward.w3.weight", "ffn_up.weight"},    {"attention_norm.weight", "attn_norm.weight"},
+    {"ffn_norm.weight", "ffn_norm.weight"},
+};
+constexpr std::pair<const char*, const char*> kModelNames[] = {
+    {"tok_embeddings.weight", "token_embd.weight"},
+    {"norm.weight", "output_norm.weight"},
+    {"output.weight", "output.weight"},
+};
+
+// The GGUF name of a legacy LLaMA tensor; other names are kept.
+std::string gguf_tensor_name(const std::string& name) {
+  for (const auto& [from, to] : kModelNames)
+    if (name == from) return to;
+  const std::string layers = "layers.";
+  if (name.compare(0, layers.size(), layers) != 0) return name;
+  size_t i = layers.size(), digits = 0;
+  while (i + digits < name.size() && name[i + digits] >= '0' && name[i + digits] <= '9') ++digits;
+  if (digits == 0 || digits > 9 || i + digits >= name.size() || name[i + digits] != '.') return name;
+  const std::string rest = name.substr(i + digits + 1);
+  for (const auto& [from, to] : kLayerNames)
+    if (rest == from) return "blk." + name.substr(i, digits) + "." + to;
+  return name;
 }
 
 class LegacyLlamaReader final : public FormatReader {
@@ -89,28 +125,68 @@ class LegacyLlamaReader final : public FormatReader {
     m.add("llama.attention.head_count", MetaValue::of_u32(hp[3]));
     m.add("llama.block_count", MetaValue::of_u32(hp[4]));
     m.add("llama.rope.dimension_count", MetaValue::of_u32(hp[5]));
+    // Not stored before GGUF: convert_llama_ggml_to_gguf.py's defaults.
+    m.add("llama.context_length", MetaValue::of_u32(2048));
+    m.add("llama.attention.layer_norm_rms_epsilon", MetaValue::of_f32(5e-6f));
     m.add("legacy.n_mult", MetaValue::of_u32(n_mult));
     n_vocab_ = n_vocab;
     state_ = State::Vocab;
     return UnitResult::Continue;
   }
 
+  // The vocabulary as llama.cpp's convert_llama_ggml_to_gguf.py writes it:
+  // ids 0-2 are <unk> (unknown) and <s>, </s> (control), other empty tokens
+  // control, one-byte tokens 3-258 the byte tokens <0xXX>, and in the rest
+  // the spaces the old convert.py wrote become SentencePiece's U+2581.
+  static std::string gguf_token(uint32_t id, std::string text, int32_t* type) {
+    *type = 1;  // normal
+    if (id <= 2) {
+      *type = id == 0 ? 2 : 3;
+      return id == 0 ? "<unk>" : id == 1 ? "<s>" : "</s>";
+    }
+    if (text.empty()) {
+      *type = 3;
+      return text;
+    }
+    if (id <= 258 && text.size() == 1) {
+      static const char kHex[] = "0123456789ABCDEF";
+      const auto b = static_cast<uint8_t>(text[0]);
+      *type = 6;
+      return std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">";
+    }
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+      if (c == ' ')
+        out += "\xe2\x96\x81";
+      else
+        out += c;
+    }
+    return out;
+  }
+
   UnitResult read_vocab(ByteCursor& in, ModelFile& out) {
     bool scored = out.format != FileFormat::Ggml;
-    MetaArray tokens, scores;
+    MetaArray tokens, scores, types;
     tokens.elem_type = MetaType::String;
     tokens.count = n_vocab_;
     tokens.strings.reserve(std::min<uint32_t>(n_vocab_, 1 << 16));
     scores.elem_type = MetaType::F32;
     scores.count = scored ? n_vocab_ : 0;
+    types.elem_type = MetaType::I32;
+    types.count = n_vocab_;
     // Grows with the tokens actually read, not with the declared count.
     scores.packed.reserve(std::min<uint64_t>(scores.count, 1 << 16) * 4);
+    types.packed.reserve(std::min<uint64_t>(types.count, 1 << 16) * 4);
     for (uint32_t i = 0; i < n_vocab_; ++i) {
       uint64_t at = in.pos();
       uint32_t len = in.u32("token length");
       if (len > limits::kMaxTensorNameBytes)
         fail(ErrorCode::TooLarge, at, "token " + std::to_string(i) + " is " + std::to_string(len) + " bytes long");
-      tokens.strings.emplace_back(in.bytes(len, "token bytes"));
+      int32_t type = 1;
+      tokens.strings.emplace_back(gguf_token(i, std::string(in.bytes(len, "token bytes")), &type));
+      const auto* type_bytes = reinterpret_cast<const uint8_t*>(&type);
+      types.packed.insert(types.packed.end(), type_bytes, type_bytes + 4);
       if (scored) {
         float s = in.f32("token score");
         const auto* bytes = reinterpret_cast<const uint8_t*>(&s);
@@ -120,6 +196,12 @@ class LegacyLlamaReader final : public FormatReader {
     out.metadata.add("tokenizer.ggml.model", MetaValue::of_string("llama"));
     out.metadata.add("tokenizer.ggml.tokens", MetaValue::of_array(std::move(tokens)));
     if (scored) out.metadata.add("tokenizer.ggml.scores", MetaValue::of_array(std::move(scores)));
+    out.metadata.add("tokenizer.ggml.token_type", MetaValue::of_array(std::move(types)));
+    if (n_vocab_ >= 3) {
+      out.metadata.add("tokenizer.ggml.unknown_token_id", MetaValue::of_u32(0));
+      out.metadata.add("tokenizer.ggml.bos_token_id", MetaValue::of_u32(1));
+      out.metadata.add("tokenizer.ggml.eos_token_id", MetaValue::of_u32(2));
+    }
     state_ = State::Records;
     return in.bytes_left_in_file() == 0 ? UnitResult::End : UnitResult::Continue;
   }
@@ -141,7 +223,7 @@ class LegacyLlamaReader final : public FormatReader {
       n_elements = checked_mul(n_elements, t.ne[d], at, "tensor element count");
       if (n_elements > (uint64_t(1) << 62)) fail(ErrorCode::TooLarge, at, "tensor element count overflows");
     }
-    t.name = std::string(in.bytes(name_len, "tensor name"));
+    t.name = gguf_tensor_name(std::string(in.bytes(name_len, "tensor name")));
     const GgmlTypeInfo* info = ggml_type_info(type_id);
     if (!info || (info->quantized && info->block_size != 32 && out.version < 3))
       fail(ErrorCode::Unsupported, at + 8,

@@ -100,6 +100,18 @@ DecoderHParams read_decoder_hparams(const ModelFile& file) {
     fail(ErrorCode::Unsupported, kNoOffset,
          "architecture '" + name + "' is not supported (supported: " + decoder_arch_names() + ", rwkv, rwkv6, rwkv7)");
   const DecoderArch& a = *arch;
+  // llama.cpp's files before GGJT v3 (GGML, GGMF, GGJT v1/v2) hold quantized
+  // blocks in layouts GGUF's types do not share (f32 scales, bit-shuffled
+  // quants): listed by the reader, but only their float tensors can run.
+  const bool pre_ggjt_v3 = file.format == FileFormat::Ggml || file.format == FileFormat::Ggmf ||
+                           (file.format == FileFormat::Ggjt && file.version < 3);
+  if (pre_ggjt_v3)
+    for (const TensorInfo& t : file.tensors)
+      if (ggml_type_info(t.type).quantized)
+        fail(ErrorCode::Unsupported, t.offset,
+             "tensor '" + t.name + "' is " + ggml_type_info(t.type).name + " in a " + file_format_name(file.format) +
+                 (file.format == FileFormat::Ggjt ? " v" + std::to_string(file.version) : std::string()) +
+                 " file, whose quantized layout predates GGJT v3: re-convert the model (GGJT v3 or GGUF)");
   const Keys k(m, name);
   DecoderHParams h;
   h.arch = arch;

@@ -206,8 +206,14 @@ describeWithChromium('in Chromium', () => {
     expect(await page.textContent('#model-info')).toMatch(/qwen3/);
     expect(await page.isDisabled('#chat-mode')).toBe(false);
     await page.check('#chat-mode');
-    expect(await generateOnDemo('Hello there!', 8)).toBe(`\n> Hello there!\n${expected.text}`);
-    expect(await page.textContent('#speed')).toMatch(new RegExp(`^${expected.promptTokens} prompt tokens .* 8 generated`));
+    await page.click('#settings summary');
+    await page.fill('#temperature', '0');
+    await page.fill('#max-tokens', '8');
+    await page.fill('#chat-input', 'Hello there!');
+    await page.click('#send');
+    await page.waitForFunction(() => !document.querySelector('#regenerate').disabled, null, { timeout: TIMEOUT });
+    expect(await page.locator('#chat-log li .text').allTextContents()).toEqual(['Hello there!', expected.text]);
+    expect(await page.textContent('#chat-log .assistant .speed')).toMatch(new RegExp(`^8 tokens generated .* ${expected.promptTokens} prompt tokens`));
   }, TIMEOUT);
 
   test('a URL on a server without Range support is streamed instead', async () => {
@@ -370,7 +376,7 @@ describeWithChromium('in Chromium', () => {
     await page.waitForFunction(() => document.querySelectorAll('#metadata tbody tr').length > 0);
     const visibleKeys = () => page.$$eval('#metadata tbody tr:not([hidden]) th', (cells) => cells.map((c) => c.textContent));
     const tokens = page.locator('#metadata tbody tr', { hasText: 'tokenizer.ggml.tokens' });
-    expect(await tokens.locator('summary').innerText()).toMatch(/^512 items: "<unk>", "<s>", "<\/s>", .*, …$/);
+    expect(await tokens.locator('summary').innerText()).toMatch(/^\[string × 512\] "<unk>", "<s>", "<\/s>", .*, …$/);
     expect(await tokens.locator('li').count()).toBe(0); // listed only when opened
     await tokens.locator('summary').click();
     await tokens.locator('li').last().waitFor(); // the toggle event comes a task later
@@ -386,6 +392,95 @@ describeWithChromium('in Chromium', () => {
 
     expect(await page.locator('#tokenizer').innerText()).toMatch(/model\s+llama\s+size\s+512[\s\S]*bos\s+1 "<s>"\s+eos\s+2 "<\/s>"/);
     expect(await page.locator('#tokenizer ul.tokens li').count()).toBe(16);
+  }, TIMEOUT);
+
+  test('the index page viewer sorts by type and by size from the keyboard, and shows a .pt/.pth tensor\'s histogram', async () => {
+    await page.goto(`${isolated.url}/web/pages/index.html`);
+    await dropOnViewer('/testdata/pytorch/burn/mixed_types.pt');
+    await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length === 4);
+    const sortOf = (n) => page.getAttribute(`#tensors th:nth-child(${n})`, 'aria-sort');
+    await page.focus('#tensor-filter');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab'); // the header buttons come after the search box
+    expect(await page.evaluate(() => [document.activeElement.tagName, document.activeElement.dataset.key])).toEqual(['BUTTON', 'type']);
+    await page.keyboard.press('Enter');
+    expect(await tensorColumn(1)).toEqual(['BOOL', 'F32', 'F64', 'I64']);
+    expect(await sortOf(2)).toBe('ascending');
+    await page.keyboard.press('Enter');
+    expect(await tensorColumn(1)).toEqual(['I64', 'F64', 'F32', 'BOOL']);
+    expect(await sortOf(2)).toBe('descending');
+    for (const _ of ['shape', 'bytes']) await page.keyboard.press('Tab');
+    await page.keyboard.press(' ');
+    expect((await tensorColumn(3)).map(number)).toEqual([2, 8, 16, 16]);
+    expect([await sortOf(4), await sortOf(2)]).toEqual(['ascending', null]);
+
+    const histogramOf = async (name) => {
+      await page.click(`#tensors tbody tr:has-text("${name}")`);
+      await page.waitForFunction((name) => document.querySelector('#h-histogram').textContent === `Values of ${name}`
+        && /^All|error/.test(document.querySelector('#histogram-status').textContent + document.querySelector('#histogram-status').className), name, { timeout: TIMEOUT });
+      expect(await page.locator('#histogram-status').innerText()).toMatch(/^All [\d,]+ values/);
+      return (await page.$$eval('#histogram-chart rect', (rects) => rects.map((r) => Number(r.dataset.count)))).reduce((a, b) => a + b, 0);
+    };
+    expect(await histogramOf('float64')).toBe(2);
+    expect(await histogramOf('int64')).toBe(2);
+    await dropOnViewer('/testdata/pytorch/burn/float32.pt');
+    await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length === 1);
+    expect(await histogramOf('tensor')).toBe(4);
+    expect(await page.locator('#histogram-stats').innerText()).toMatch(/values\s+4\s+min\s+/);
+    await dropOnViewer('/testdata/pytorch/meta-stories260K/f32/consolidated.00.pth');
+    await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length === 48);
+    expect(await histogramOf('tok_embeddings.weight')).toBe(512 * 64);
+  }, TIMEOUT);
+
+  test('the index page viewer copies a metadata value (a collapsed array as JSON, a long string whole) and a tensor name', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: isolated.url });
+    await page.goto(`${isolated.url}/web/pages/index.html`);
+    await dropOnViewer(`/testdata/${STORIES_GGUF}`);
+    await page.waitForFunction(() => document.querySelectorAll('#metadata tbody tr').length > 0);
+    const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+    const copyTokens = page.getByRole('button', { name: 'Copy the value of tokenizer.ggml.tokens' });
+    await copyTokens.click();
+    await page.waitForSelector('#metadata button.copy-value.copied');
+    const tokens = JSON.parse(await clipboard());
+    expect(tokens).toHaveLength(512);
+    expect(tokens.slice(0, 3)).toEqual(['<unk>', '<s>', '</s>']);
+    expect(await copyTokens.evaluate((b) => getComputedStyle(b, '::before').content)).toBe('"Copied"');
+    expect(await page.locator('#copy-status').innerText()).toBe('Copied the value of tokenizer.ggml.tokens');
+    expect(await page.locator('#metadata tbody tr', { hasText: 'tokenizer.ggml.tokens' }).locator('li').count()).toBe(0); // still collapsed
+
+    await page.getByRole('button', { name: 'Copy the value of general.architecture' }).click();
+    await page.waitForFunction(() => document.querySelector('#copy-status').textContent.endsWith('general.architecture'));
+    expect(await clipboard()).toBe('llama');
+    await page.getByRole('button', { name: 'Copy the value of tokenizer.ggml.scores' }).click();
+    await page.waitForFunction(() => document.querySelector('#copy-status').textContent.endsWith('tokenizer.ggml.scores'));
+    expect(JSON.parse(await clipboard())).toHaveLength(512);
+
+    // A tensor name, by mouse and by keyboard: copied, and no histogram opened.
+    await page.getByRole('button', { name: 'Copy the name blk.0.ffn_norm.weight' }).click();
+    await page.waitForFunction(() => document.querySelector('#copy-status').textContent.endsWith('blk.0.ffn_norm.weight'));
+    expect(await clipboard()).toBe('blk.0.ffn_norm.weight');
+    await page.focus('#tensors button.copy-value[aria-label="Copy the name output.weight"]');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('#copy-status').textContent.endsWith('output.weight'));
+    expect(await clipboard()).toBe('output.weight');
+    expect(await page.locator('#histogram').isHidden()).toBe(true);
+    expect(await tensorColumn(0)).toContain('output.weight'); // the button adds no text to the cell
+
+    // A long string (a chat template): shortened, all of it one click away, copied whole.
+    const { ensureChatModel } = await import('../models/decoder-models.js');
+    const { TESTDATA } = await import('../js/helpers/testdata.js');
+    await page.setInputFiles('#file', ensureChatModel('qwen3-chat', TESTDATA));
+    await page.waitForFunction(() => document.querySelector('#status').textContent.includes('qwen3'), null, { timeout: TIMEOUT });
+    const template = page.locator('#metadata tbody tr', { hasText: 'tokenizer.chat_template' });
+    const summary = await template.locator('summary').innerText();
+    expect(summary).toMatch(/^[\d,]+ characters: \{%- if tools %\}.*…$/s);
+    expect(summary.length).toBeLessThan(120);
+    const length = number(summary.split(' ')[0]);
+    await template.locator('summary').click();
+    expect(await template.locator('pre').evaluate((pre) => pre.textContent.length)).toBe(length);
+    await page.getByRole('button', { name: 'Copy the value of tokenizer.chat_template' }).click();
+    await page.waitForFunction(() => document.querySelector('#copy-status').textContent.endsWith('tokenizer.chat_template'));
+    expect(await clipboard()).toBe(await template.locator('pre').textContent());
   }, TIMEOUT);
 
   test('the index page viewer shows a histogram of a clicked tensor whose counts sum to its element count', async () => {

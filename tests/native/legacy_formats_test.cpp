@@ -133,8 +133,9 @@ TEST(LegacyLlama, UnversionedGgmlHasNoScoresAndNoAlignment) {
   llama_tensor(f, "tok_embeddings.weight", {64, 3}, 0, 64 * 3 * 4, false);
   ModelFile m = read_model_directory(f.b.data(), f.b.size());
   EXPECT_EQ(m.format, FileFormat::Ggml);
+  // Ids 0-2 named as llama.cpp's GGML-to-GGUF converter names them.
   EXPECT_EQ(m.metadata.find("tokenizer.ggml.tokens")->array->strings,
-            (std::vector<std::string>{"<unk>", "a", "b"}));
+            (std::vector<std::string>{"<unk>", "<s>", "</s>"}));
   EXPECT_EQ(m.metadata.find("tokenizer.ggml.scores"), nullptr);
   EXPECT_EQ(m.tensors.at(0).offset, f.b.size() - 64 * 3 * 4);
 }
@@ -161,5 +162,8 @@ TEST(LegacyLlama, GgjtAlignsDataTo32AndListsPreV3QuantsWithAWarning) {
     EXPECT_EQ(m.tensors[0].offset % 32, 0u);
     EXPECT_EQ(m.tensors[0].nbytes, q4_bytes);
     EXPECT_EQ(m.warnings.empty(), version == 3);
+    // Under llama.cpp's GGUF tensor names, as the decoder reads them.
+    EXPECT_EQ(m.tensors[0].name, "blk.0.attn_q.weight");
+    EXPECT_EQ(m.tensors[1].name, "output_norm.weight");
   }
 }

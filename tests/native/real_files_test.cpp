@@ -275,8 +275,9 @@ void check_ggjt(const ModelFile& m) {
   EXPECT_EQ(array_count(m, "tokenizer.ggml.scores"), 32000u);
   EXPECT_EQ(m.metadata.get_uint("llama.embedding_length"), 64u);
   EXPECT_EQ(m.metadata.get_uint("llama.block_count"), 8u);
-  EXPECT_EQ(count_layers(m, "layers."), 8u);
-  const TensorInfo* emb = m.find_tensor("tok_embeddings.weight");
+  // Tensors under llama.cpp's GGUF names (tok_embeddings.weight in the file).
+  EXPECT_EQ(count_layers(m, "blk."), 8u);
+  const TensorInfo* emb = m.find_tensor("token_embd.weight");
   ASSERT_NE(emb, nullptr);
   EXPECT_EQ(shape(*emb), (std::vector<uint64_t>{64, 32000}));
   for (const auto& t : m.tensors) EXPECT_EQ(type_name(t), t.n_dims == 1 ? "F32" : "Q4_0") << t.name;

@@ -2,11 +2,13 @@
 // header, shows it (summary, metadata, tokenizer, bytes by type, tensors);
 // a click on a tensor asks the worker for a histogram of that tensor only.
 import { formatLabel, shortestFloat32 } from '../src/display.js';
+import { copyButton } from './copy-button.js';
 import { droppedFiles, filesLabel, modelInput } from './dropped-files.js';
 
 const DEMO_URL = '/testdata/llama/stories260K/stories260K.gguf';
 const ARRAY_PREVIEW = 8; // items shown of a collapsed array
 const ARRAY_EXPANDED = 1000; // items listed when it is opened
+const LONG_STRING = 200; // characters; a longer string is shown shortened
 
 const $ = (selector) => document.querySelector(selector);
 const count = (n) => Number(n).toLocaleString('en-US');
@@ -196,26 +198,40 @@ let metadataRows = [];
 const isList = (v) => Array.isArray(v) || ArrayBuffer.isView(v);
 const itemText = (v) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' ? shortestFloat32(v) : String(v));
 
+// "string" of "array<string>"; the first item's kind when the file gives no type.
+const elementType = (type, list) => type?.match(/^array<(.*)>$/)?.[1] ?? (ArrayBuffer.isView(list) ? list.constructor.name.replace('Array', '') : typeof list[0]);
+// JSON: typed arrays as arrays, 64-bit integers (BigInt) as numbers when exact, else as strings.
+const toJson = (value) => JSON.stringify(value, (_, v) => (ArrayBuffer.isView(v) ? Array.from(v)
+  : typeof v === 'bigint' ? (Number.isSafeInteger(Number(v)) ? Number(v) : String(v)) : v));
+
+function metadataCell(value, type) {
+  const cell = el('td');
+  if (isList(value) && value.length > ARRAY_PREVIEW) {
+    const preview = Array.from(value.slice(0, ARRAY_PREVIEW), itemText).join(', ');
+    const details = el('details', {}, el('summary', {},
+      el('b', { textContent: `[${elementType(type, value)} × ${count(value.length)}]` }), ` ${preview}, …`));
+    details.addEventListener('toggle', () => { // list the items only when asked
+      if (!details.open || details.childElementCount > 1) return;
+      const shown = Array.from(value.slice(0, ARRAY_EXPANDED), (v, i) => el('li', { value: i, textContent: itemText(v) }));
+      details.append(el('ol', { start: 0, className: 'items' }, ...shown));
+      if (value.length > ARRAY_EXPANDED) details.append(el('p', { textContent: `(first ${count(ARRAY_EXPANDED)} of ${count(value.length)})` }));
+    });
+    cell.append(details);
+  } else if (isList(value)) {
+    cell.textContent = `[${Array.from(value, itemText).join(', ')}]`;
+  } else if (typeof value === 'string' && value.length > LONG_STRING) {
+    cell.append(el('details', {}, el('summary', { textContent: `${count(value.length)} characters: ${value.slice(0, 80)}…` }), el('pre', { textContent: value })));
+  } else {
+    cell.textContent = typeof value === 'string' ? value : itemText(value);
+  }
+  return cell;
+}
+
 function renderMetadata(r) {
   metadataRows = Object.entries(r.metadata).map(([key, value]) => {
-    const cell = el('td');
-    if (isList(value) && value.length > ARRAY_PREVIEW) {
-      const preview = Array.from(value.slice(0, ARRAY_PREVIEW), itemText).join(', ');
-      const details = el('details', {}, el('summary', {}, el('b', { textContent: `${count(value.length)} items: ` }), `${preview}, …`));
-      details.addEventListener('toggle', () => { // list the items only when asked
-        if (!details.open || details.childElementCount > 1) return;
-        const shown = Array.from(value.slice(0, ARRAY_EXPANDED), (v, i) => el('li', { value: i, textContent: itemText(v) }));
-        details.append(el('ol', { start: 0, className: 'items' }, ...shown));
-        if (value.length > ARRAY_EXPANDED) details.append(el('p', { textContent: `(first ${count(ARRAY_EXPANDED)} of ${count(value.length)})` }));
-      });
-      cell.append(details);
-    } else if (isList(value)) {
-      cell.textContent = `[${Array.from(value, itemText).join(', ')}]`;
-    } else if (typeof value === 'string' && value.length > 200) {
-      cell.append(el('details', {}, el('summary', { textContent: `${count(value.length)} characters: ${value.slice(0, 80)}…` }), el('pre', { textContent: value })));
-    } else {
-      cell.textContent = typeof value === 'string' ? value : itemText(value);
-    }
+    const cell = metadataCell(value, r.metadataTypes?.[key]);
+    // A list (even a collapsed one) is copied whole, as JSON.
+    cell.prepend(copyButton(`the value of ${key}`, () => (isList(value) ? toJson(value) : typeof value === 'string' ? value : itemText(value))));
     const row = el('tr', {}, el('th', { scope: 'row', textContent: key }), el('td', { className: 'type', textContent: r.metadataTypes?.[key] ?? '' }), cell);
     let haystack = null; // built at the first search: all items of an array
     const matches = (q) => (haystack ??= `${key}\n${isList(value) ? Array.from(value, String).join('\n') : String(value)}`.toLowerCase()).includes(q);
@@ -243,7 +259,8 @@ function renderTensors(r) {
     const elements = t.shape.reduce((a, b) => a * b, 1);
     const shard = r.shards?.length > 1 ? ` (shard ${t.shard})` : '';
     const row = el('tr', { tabIndex: 0 },
-      el('td', { textContent: t.name + shard }),
+      // The copy button first: a tap on the middle of a row then opens the histogram.
+      el('td', {}, copyButton(`the name ${t.name}`, () => t.name), t.name + shard),
       el('td', { textContent: t.type }),
       // PyTorch tensors: torch's shape, and their strides when not plain row-major.
       el('td', { textContent: t.shape.join(' × ') + (t.stride && !t.contiguous ? ` (stride ${t.stride.join(', ')})` : ''),
@@ -366,9 +383,11 @@ $('#url-form').addEventListener('submit', (event) => {
   if (url) run(new URL(url, location.href).href, url);
 });
 
+$('#choose-files').addEventListener('click', () => $('#file').click());
 $('#file').addEventListener('change', () => {
   const files = Array.from($('#file').files);
   if (files.length) run(modelInput(files), filesLabel(files));
+  $('#file').value = ''; // choosing the same file again inspects it again
 });
 
 $('#metadata-search').addEventListener('input', filterMetadata);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compute/matmul.h"
+#include "model/decoder_attention.h"
 #include "model/decoder_model.h"
 #include "model/kv_cache.h"
 
@@ -55,11 +56,6 @@ class DecoderContext {
   void position_qk(uint32_t layer, int n);
   void feed_forward(const DecoderLayer& L, const float* in, int n);
   void attention(uint32_t layer, uint32_t pos0, int n_tokens);
-  void attend(const float* k, uint64_t k_stride, const float* v, uint64_t v_stride, uint32_t n_keys, const float* q,
-              float* att, float* out) const;
-  bool attend_f16_direct(const uint16_t* k, uint64_t k_stride, const uint16_t* v, uint32_t n_keys, const float* q,
-                         float* att, float* out) const;
-  void finish_scores(float* att, uint32_t n_keys) const;
 
   const DecoderModel& model_;
   const DecoderHParams& hp_;
@@ -74,12 +70,7 @@ class DecoderContext {
   std::vector<float> x_, xb_, xb2_, q_, k_, v_, qkv_, hb_, hb2_, logits_;
   // RoPE's cos/sin per token of the batch: global layers, windowed layers.
   std::vector<float> rope_cs_, rope_cs_window_;
-  std::vector<float> att_;  // attention scores, per thread
-  // Keys and values of one key/value head as f32 in position order, per
-  // thread (an F16 cache, or a ring whose window wraps around).
-  std::vector<float> kv_f32_;
-  uint64_t kv_f32_stride_ = 0;  // per thread
-  uint64_t att_stride_ = 0;     // per thread
+  AttentionBuffers attn_;
   MatmulScratch scratch_;
 };
 

@@ -33,12 +33,8 @@ DecoderContext::DecoderContext(const DecoderModel& model, uint32_t n_ctx, Thread
   const uint64_t d = h.n_embd, q_dim = h.q_dim(), kv_dim = h.kv_dim(), ff = h.n_ff, B = kMaxBatch;
   uint32_t max_capacity = 0;
   for (uint32_t l = 0; l < h.n_layer; ++l) max_capacity = std::max(max_capacity, kv_.capacity(l));
-  // Rows of converted keys: the longest span one batch sees, + 8 for the
-  // SIMD tails and against 4K aliasing.
-  kv_f32_stride_ = 2 * h.head_dim * ((uint64_t(max_capacity) + 7) / 8 * 8 + 16) + KvCache::kPad;
-  kv_f32_.resize(uint64_t(pool.size()) * kv_f32_stride_);
-  att_stride_ = (uint64_t(max_capacity) + 3) / 4 * 4 + KvCache::kPad;
-  att_.resize(uint64_t(pool.size()) * att_stride_);
+  const uint32_t tiles = h.n_head_kv * ((h.n_head / h.n_head_kv + AttentionBuffers::kTileRows - 1) / AttentionBuffers::kTileRows);
+  attn_.resize(std::max<int>(pool.size(), static_cast<int>(tiles)) * AttentionBuffers::kTileRows, max_capacity, h.head_dim);
   x_.resize(B * d);
   xb_.resize(B * std::max(d, q_dim));
   xb2_.resize(B * std::max(d, q_dim));

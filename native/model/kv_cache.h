@@ -7,8 +7,11 @@
 // slack for going back (prefix reuse), so a long Gemma chat costs memory
 // like llama.cpp's SWA cache.
 //
-// K is stored transposed, (head, dim, slot), so attention computes the scores
-// of several positions at once in SIMD lanes; V as (slot, head * dim).
+// Each KV head's keys and values are one contiguous run, so attention over a
+// head streams through memory. Keys are transposed in blocks of kKeyBlock
+// slots (dim i of slot s at (s / 8) * 8 * head_dim + i * 8 + s % 8), so the
+// scores of 8 positions read 8 consecutive values per dim; values are rows
+// of head_dim per slot.
 #pragma once
 
 #include <algorithm>
@@ -28,6 +31,14 @@ class KvCache {
   static constexpr uint32_t kRingSlack = 256;
   // Values of padding after each buffer (SIMD loops read past the last slot).
   static constexpr uint64_t kPad = 16;
+  static constexpr uint32_t kKeyBlock = 8;
+  // Values after each buffer: the SIMD kernels read up to two key blocks
+  // past a head's last slot.
+  static uint64_t padding(uint64_t head_dim) { return 2 * kKeyBlock * head_dim + kPad; }
+  // Where dim i of slot s is in a head's keys.
+  static uint64_t key_index(uint32_t slot, uint64_t i, uint64_t head_dim) {
+    return uint64_t(slot / kKeyBlock) * kKeyBlock * head_dim + i * kKeyBlock + slot % kKeyBlock;
+  }
 
   KvCache(const DecoderHParams& h, uint32_t n_ctx, KvCacheType type);
 
@@ -42,28 +53,29 @@ class KvCache {
   uint32_t capacity(uint32_t layer) const { return layers_[layer].capacity; }
   bool ring(uint32_t layer) const { return layers_[layer].capacity < n_ctx_; }
   uint32_t slot(uint32_t layer, uint32_t pos) const { return pos % layers_[layer].capacity; }
-  uint64_t k_stride(uint32_t layer) const { return layers_[layer].k_stride; }
   // The first position every ring still holds (0 without rings).
   uint32_t ring_oldest() const { return ring_oldest_; }
   uint64_t bytes() const;
 
   // Writes the k and v rows (kv_dim values each) of `pos`.
   void store(uint32_t layer, uint32_t pos, const float* k, const float* v);
-  // Key dim i of head kvh at slot 0 (then one value per slot), and the value
-  // row of slot 0 (kv_dim values per slot), in the cache's type.
-  const float* k32(uint32_t layer, uint32_t kvh, uint32_t i) const {
-    return &k32_[layers_[layer].k_at + (uint64_t(kvh) * head_dim_ + i) * layers_[layer].k_stride];
-  }
-  const uint16_t* k16(uint32_t layer, uint32_t kvh, uint32_t i) const {
-    return &k16_[layers_[layer].k_at + (uint64_t(kvh) * head_dim_ + i) * layers_[layer].k_stride];
-  }
-  const float* v32(uint32_t layer) const { return &v32_[layers_[layer].v_at]; }
-  const uint16_t* v16(uint32_t layer) const { return &v16_[layers_[layer].v_at]; }
+  // A head's keys (laid out by key_index) and values (slot s at s *
+  // head_dim), in the cache's type.
+  const float* k32(uint32_t layer, uint32_t kvh) const { return &k32_[head_at(layer, kvh)]; }
+  const uint16_t* k16(uint32_t layer, uint32_t kvh) const { return &k16_[head_at(layer, kvh)]; }
+  const float* v32(uint32_t layer, uint32_t kvh) const { return &v32_[head_at(layer, kvh)]; }
+  const uint16_t* v16(uint32_t layer, uint32_t kvh) const { return &v16_[head_at(layer, kvh)]; }
 
   // Keeping positions [0, n) of n_past: possible unless a ring has
   // overwritten a position the next query's window needs.
   bool can_truncate(uint32_t n, uint32_t n_past) const;
-  void reset() { ring_oldest_ = 0; }
+  void reset() {
+    ring_oldest_ = 0;
+    std::fill(nonfinite_.begin(), nonfinite_.end(), false);
+  }
+  // Whether the layer has held an inf or NaN since the last reset (attention
+  // then converts F16 exactly).
+  bool nonfinite(uint32_t layer) const { return nonfinite_[layer]; }
   // After load_state: the rings hold positions from `first` on.
   void set_ring_oldest(uint32_t first) { ring_oldest_ = first; }
 
@@ -75,15 +87,19 @@ class KvCache {
  private:
   struct Layer {
     uint32_t capacity = 0;
-    uint64_t k_stride = 0;  // capacity rounded up to 4
-    uint64_t k_at = 0, v_at = 0;
+    uint64_t head_stride = 0;  // values per head: capacity rounded up to kKeyBlock slots, times head_dim
+    uint64_t at = 0;           // the layer's first value, in the K and V buffers alike
   };
+  uint64_t head_at(uint32_t layer, uint32_t kvh) const { return layers_[layer].at + kvh * layers_[layer].head_stride; }
+  template <typename F>
+  void for_each_value(uint32_t layer, uint32_t pos, F&& f) const;
   KvCacheType type_;
   uint32_t n_ctx_, n_swa_;
   uint64_t head_dim_, kv_dim_;
   std::vector<Layer> layers_;
   std::vector<float> k32_, v32_;
   std::vector<uint16_t> k16_, v16_;
+  std::vector<bool> nonfinite_;
   uint32_t ring_oldest_ = 0;
 };
 

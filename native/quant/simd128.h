@@ -160,8 +160,8 @@ inline void fp16x8_to_f32_finite(v128_t h, v128_t* lo, v128_t* hi) {
 // already scaled by 2^112.
 inline void fp16x8_to_f32_raw(v128_t h, v128_t* lo, v128_t* hi) {
   const v128_t low16 = wasm_i16x8_shl(h, 13);
-  const v128_t high16 = wasm_v128_or(wasm_u16x8_shr(wasm_v128_and(h, wasm_i16x8_splat(0x7FFF)), 3),
-                                     wasm_v128_and(h, wasm_i16x8_splat(static_cast<int16_t>(0x8000))));
+  // sign | em >> 3: the arithmetic shift copies the sign into bits 12-14, which the mask clears
+  const v128_t high16 = wasm_v128_and(wasm_i16x8_shr(h, 3), wasm_i16x8_splat(static_cast<int16_t>(0x8FFF)));
   *lo = wasm_i16x8_shuffle(low16, high16, 0, 8, 1, 9, 2, 10, 3, 11);
   *hi = wasm_i16x8_shuffle(low16, high16, 4, 12, 5, 13, 6, 14, 7, 15);
 }

@@ -45,7 +45,7 @@ TEST(DecoderWindow, WindowedLayersKeepARingOfWindowPlusSlackPositions) {
   const uint64_t ring = 8 + KvCache::kRingSlack, row = 2 * h.kv_dim() * 2;  // K and V, F16
   EXPECT_EQ(ctx.kv_cache().capacity(0), ring);
   EXPECT_EQ(ctx.kv_cache().capacity(5), 4096u);
-  EXPECT_EQ(ctx.kv_cache_bytes(), (10 * ring + 2 * 4096) * row + 4 * KvCache::kPad);
+  EXPECT_EQ(ctx.kv_cache_bytes(), (10 * ring + 2 * 4096) * row + 4 * KvCache::padding(h.head_dim));
   // A context no longer than window + slack keeps every position.
   DecoderContext small(*m->model, 200, pool, KvCacheType::F16);
   EXPECT_FALSE(small.kv_cache().ring(0));

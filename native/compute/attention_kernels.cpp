@@ -1,0 +1,219 @@
+#include "compute/attention_kernels.h"
+
+#include <limits>
+#include <type_traits>
+
+#include "quant/fp16.h"
+#include "quant/simd128.h"
+
+namespace wasmlm {
+
+namespace {
+
+// Dim i of key j (scores) or dim j of key i (values) as the kernels multiply it.
+inline float element_at(KvElement e, const void* p, uint64_t at) {
+  switch (e) {
+    case KvElement::F32: return static_cast<const float*>(p)[at];
+    case KvElement::F16: return fp16_to_fp32(static_cast<const uint16_t*>(p)[at]);
+    case KvElement::F16Raw: break;
+  }
+  return fp16_to_fp32(static_cast<const uint16_t*>(p)[at]) * 0x1.0p-112f;  // exact
+}
+
+#ifdef __wasm_simd128__
+template <KvElement E>
+using ElementT = std::conditional_t<E == KvElement::F32, float, uint16_t>;
+
+// 8 consecutive elements at p as two f32x4.
+template <KvElement E>
+inline void load8(const ElementT<E>* p, v128_t* lo, v128_t* hi) {
+  if constexpr (E == KvElement::F32) {
+    *lo = wasm_v128_load(p);
+    *hi = wasm_v128_load(p + 4);
+  } else {
+    const v128_t h = wasm_v128_load(p);
+    if constexpr (E == KvElement::F16Raw) {
+      simd::fp16x8_to_f32_raw(h, lo, hi);
+    } else {
+      *lo = simd::fp16x4_to_f32(wasm_u32x4_extend_low_u16x8(h));
+      *hi = simd::fp16x4_to_f32(wasm_u32x4_extend_high_u16x8(h));
+    }
+  }
+}
+
+inline v128_t madd(v128_t acc, v128_t a, v128_t b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
+
+// R rows x W key blocks of scores per pass, from the block holding slot0.
+template <KvElement E, int R, int W>
+void scores_simd(const void* k, uint32_t slot0, int hd, const float* const* q, uint32_t n, float* const* s) {
+  constexpr int B = AttentionKernels::kKeyBlock;
+  const size_t block_values = size_t(B) * hd;
+  const ElementT<E>* kb = static_cast<const ElementT<E>*>(k) + (slot0 / B) * block_values;
+  for (int64_t j = -int64_t(slot0 % B); j < int64_t(n); j += B * W, kb += W * block_values) {
+    v128_t acc[R][2 * W];
+    for (int r = 0; r < R; ++r)
+      for (int w = 0; w < 2 * W; ++w) acc[r][w] = wasm_f32x4_splat(0);
+    const ElementT<E>* ki = kb;
+    for (int i = 0; i < hd; ++i, ki += B) {
+      v128_t kv[2 * W];
+      for (int w = 0; w < W; ++w) load8<E>(ki + w * block_values, &kv[2 * w], &kv[2 * w + 1]);
+      for (int r = 0; r < R; ++r) {
+        const v128_t qi = wasm_v128_load32_splat(q[r] + i);
+        for (int w = 0; w < 2 * W; ++w) acc[r][w] = madd(acc[r][w], qi, kv[w]);
+      }
+    }
+    if (j >= 0 && j + B * W <= int64_t(n)) {
+      for (int r = 0; r < R; ++r)
+        for (int w = 0; w < 2 * W; ++w) wasm_v128_store(s[r] + j + 4 * w, acc[r][w]);
+    } else {  // a first or last pass: only the lanes of slots in range
+      alignas(16) float part[B * W];
+      for (int r = 0; r < R; ++r) {
+        for (int w = 0; w < 2 * W; ++w) wasm_v128_store(part + 4 * w, acc[r][w]);
+        for (int x = 0; x < B * W; ++x)
+          if (j + x >= 0 && j + x < int64_t(n)) s[r][j + x] = part[x];
+      }
+    }
+  }
+}
+
+// R rows x 8 W dims of the weighted value sums per pass; the dims past the
+// last multiple of 8 in scalar code (the same sums).
+template <KvElement E, int R, int W>
+void values_simd(const void* v, uint64_t v_stride, int hd, const float* const* w, uint32_t n, float* const* acc) {
+  int i0 = 0;
+  for (; i0 + 8 * W <= hd; i0 += 8 * W) {
+    v128_t o[R][2 * W];
+    for (int r = 0; r < R; ++r)
+      for (int x = 0; x < 2 * W; ++x) o[r][x] = wasm_v128_load(acc[r] + i0 + 4 * x);
+    const ElementT<E>* vj = static_cast<const ElementT<E>*>(v) + i0;
+    for (uint32_t j = 0; j < n; ++j, vj += v_stride) {
+      v128_t vv[2 * W];
+      for (int x = 0; x < W; ++x) load8<E>(vj + 8 * x, &vv[2 * x], &vv[2 * x + 1]);
+      for (int r = 0; r < R; ++r) {
+        const v128_t a = wasm_v128_load32_splat(w[r] + j);
+        for (int x = 0; x < 2 * W; ++x) o[r][x] = madd(o[r][x], a, vv[x]);
+      }
+    }
+    for (int r = 0; r < R; ++r)
+      for (int x = 0; x < 2 * W; ++x) wasm_v128_store(acc[r] + i0 + 4 * x, o[r][x]);
+  }
+  for (int r = 0; r < R; ++r)
+    for (int i = i0; i < hd; ++i) {
+      float a = acc[r][i];
+      for (uint32_t j = 0; j < n; ++j) a += w[r][j] * element_at(E, v, uint64_t(j) * v_stride + i);
+      acc[r][i] = a;
+    }
+}
+
+template <KvElement E>
+void scores_rows(const void* k, uint32_t slot0, int hd, const float* const* q, int rows, uint32_t n, float* const* s) {
+  switch (rows) {
+    case 1: scores_simd<E, 1, 2>(k, slot0, hd, q, n, s); break;
+    case 2: scores_simd<E, 2, 2>(k, slot0, hd, q, n, s); break;
+    case 3: scores_simd<E, 3, 1>(k, slot0, hd, q, n, s); break;
+    default: scores_simd<E, 4, 1>(k, slot0, hd, q, n, s); break;
+  }
+}
+
+template <KvElement E>
+void values_rows(const void* v, uint64_t v_stride, int hd, const float* const* w, int rows, uint32_t n, float* const* acc) {
+  switch (rows) {
+    case 1: values_simd<E, 1, 2>(v, v_stride, hd, w, n, acc); break;
+    case 2: values_simd<E, 2, 1>(v, v_stride, hd, w, n, acc); break;
+    case 3: values_simd<E, 3, 1>(v, v_stride, hd, w, n, acc); break;
+    default: values_simd<E, 4, 1>(v, v_stride, hd, w, n, acc); break;
+  }
+}
+#endif
+
+}  // namespace
+
+void AttentionKernels::scores(const void* k, uint32_t slot0, const float* const* q, int rows, uint32_t n,
+                              float* const* s) const {
+#ifdef __wasm_simd128__
+  if (simd) {
+    switch (element) {
+      case KvElement::F32: return scores_rows<KvElement::F32>(k, slot0, head_dim, q, rows, n, s);
+      case KvElement::F16Raw: return scores_rows<KvElement::F16Raw>(k, slot0, head_dim, q, rows, n, s);
+      case KvElement::F16: return scores_rows<KvElement::F16>(k, slot0, head_dim, q, rows, n, s);
+    }
+  }
+#endif
+  for (int r = 0; r < rows; ++r)
+    for (uint32_t j = 0; j < n; ++j) {
+      const uint32_t slot = slot0 + j;
+      const uint64_t at = uint64_t(slot / kKeyBlock) * kKeyBlock * head_dim + slot % kKeyBlock;
+      float sum = 0;
+      for (int i = 0; i < head_dim; ++i) sum += q[r][i] * element_at(element, k, at + uint64_t(i) * kKeyBlock);
+      s[r][j] = sum;
+    }
+}
+
+void AttentionKernels::values(const void* v, uint64_t v_stride, const float* const* w, int rows, uint32_t n,
+                              float* const* acc) const {
+#ifdef __wasm_simd128__
+  if (simd) {
+    switch (element) {
+      case KvElement::F32: return values_rows<KvElement::F32>(v, v_stride, head_dim, w, rows, n, acc);
+      case KvElement::F16Raw: return values_rows<KvElement::F16Raw>(v, v_stride, head_dim, w, rows, n, acc);
+      case KvElement::F16: return values_rows<KvElement::F16>(v, v_stride, head_dim, w, rows, n, acc);
+    }
+  }
+#endif
+  for (int r = 0; r < rows; ++r)
+    for (int i = 0; i < head_dim; ++i) {
+      float a = acc[r][i];
+      for (uint32_t j = 0; j < n; ++j) a += w[r][j] * element_at(element, v, uint64_t(j) * v_stride + i);
+      acc[r][i] = a;
+    }
+}
+
+float scale_scores(float* s, uint32_t n, float scale, bool simd) {
+  // NaN-propagating, as f32x4.max (and exact, so any order gives the same maximum)
+  auto max = [](float a, float b) { return a != a || b != b ? a + b : (a > b ? a : b); };
+  float m = -std::numeric_limits<float>::infinity();
+  uint32_t j = 0;
+#ifdef __wasm_simd128__
+  if (simd && n >= 4) {
+    const v128_t f = wasm_f32x4_splat(scale);
+    v128_t mv = wasm_f32x4_splat(m);
+    for (; j + 4 <= n; j += 4) {
+      const v128_t x = wasm_f32x4_mul(wasm_v128_load(s + j), f);
+      wasm_v128_store(s + j, x);
+      mv = wasm_f32x4_max(mv, x);
+    }
+    m = max(max(wasm_f32x4_extract_lane(mv, 0), wasm_f32x4_extract_lane(mv, 1)),
+            max(wasm_f32x4_extract_lane(mv, 2), wasm_f32x4_extract_lane(mv, 3)));
+  }
+#else
+  (void)simd;
+#endif
+  for (; j < n; ++j) {
+    s[j] *= scale;
+    m = max(m, s[j]);
+  }
+  return m;
+}
+
+void round_weights_to_f16(float* w, uint32_t n, float factor, bool simd) {
+  uint32_t j = 0;
+#ifdef __wasm_simd128__
+  // x rounded to F16 as (x + c) - c, where c's ulp is x's F16 ulp: c =
+  // 2^(e + 13) for x in [2^e, 2^(e+1)), and 0.5 (ulp 2^-24) below F16's
+  // normal range. Round to nearest even, as fp32_to_fp16.
+  if (simd) {
+    const v128_t f = wasm_f32x4_splat(factor);
+    for (; j + 4 <= n; j += 4) {
+      const v128_t x = wasm_v128_load(w + j);
+      v128_t c = wasm_i32x4_add(wasm_v128_and(x, wasm_i32x4_splat(0x7F800000)), wasm_i32x4_splat(13 << 23));
+      c = wasm_u32x4_max(c, wasm_i32x4_splat(0x3F000000));
+      wasm_v128_store(w + j, wasm_f32x4_mul(wasm_f32x4_sub(wasm_f32x4_add(x, c), c), f));
+    }
+  }
+#else
+  (void)simd;
+#endif
+  for (; j < n; ++j) w[j] = fp16_to_fp32(fp32_to_fp16(w[j])) * factor;
+}
+
+}  // namespace wasmlm

@@ -1,10 +1,10 @@
 // Native llama.cpp (node-llama-cpp's prebuilt CPU binary): one run, timed as
 // bench-ours.js times wasmlm, printed as one JSON line.
-//   node node-native.js MODEL.gguf THREADS '[prompt ids]' N_GEN ['[banned ids]']
+//   node node-native.js MODEL.gguf THREADS '[prompt ids]' N_GEN ['[banned ids]' [CONTEXT]]
 import { getLlama, TokenBias } from 'node-llama-cpp';
 import { BANNED_BELOW } from './bench-ours.js';
 
-const [modelPath, threadsArg, promptArg, nGenArg, bannedArg = '[]'] = process.argv.slice(2);
+const [modelPath, threadsArg, promptArg, nGenArg, bannedArg = '[]', contextArg = '512'] = process.argv.slice(2);
 const threads = Number(threadsArg);
 const prompt = JSON.parse(promptArg);
 const nGen = Number(nGenArg);
@@ -14,7 +14,7 @@ try {
   const llama = await getLlama({ gpu: false, build: 'never', usePrebuiltBinaries: true, skipDownload: true, maxThreads: 0, logLevel: 'error' });
   const t0 = performance.now();
   const model = await llama.loadModel({ modelPath, gpuLayers: 0 });
-  const context = await model.createContext({ contextSize: 512, batchSize: 512, sequences: 1, threads: { ideal: threads, min: threads }, flashAttention: false });
+  const context = await model.createContext({ contextSize: Number(contextArg), batchSize: 512, sequences: 1, threads: { ideal: threads, min: threads }, flashAttention: false });
   const loadMs = performance.now() - t0;
   const sequence = context.getSequence();
   const banned = new TokenBias(model.tokenizer); // as bench-ours.js

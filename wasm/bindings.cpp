@@ -645,7 +645,7 @@ class ModelBinding : public ParserFeed {
   }
 
   // After the whole file (every shard) is in: builds the model and a context of n_ctx tokens.
-  val build(uint32_t n_ctx, int n_threads, bool kv_f16) {
+  val build(uint32_t n_ctx, int n_threads, int kv_type) {  // kv_type: KvCacheType (0 F32, 1 F16, 2 Q8_0)
     return guarded([&] {
       std::vector<uint8_t>().swap(staging_);
       if (checkpoint_) {
@@ -654,7 +654,7 @@ class ModelBinding : public ParserFeed {
         file_ = std::move(checkpoint_->file);
         checkpoint_.reset();
         taken_ = true;
-        return open_context(n_ctx, n_threads, kv_f16);
+        return open_context(n_ctx, n_threads, kv_type);
       }
       ModelFile last = current().take_file();
       const auto split = gguf_split_info(shard_files_.empty() ? last : shard_files_.front());
@@ -666,7 +666,7 @@ class ModelBinding : public ParserFeed {
       }
       shard_parsers_.clear();
       taken_ = true;
-      open_context(n_ctx, n_threads, kv_f16);
+      open_context(n_ctx, n_threads, kv_type);
     });
   }
   // The model's tokenizer: the one use_tokenizer() gave, else the file's.
@@ -805,7 +805,7 @@ class ModelBinding : public ParserFeed {
   std::vector<int32_t> tokens_;
   const float* logits_ = nullptr;
   std::unique_ptr<Sampler> sampler_;
-  void open_context(uint32_t n_ctx, int n_threads, bool kv_f16) {
+  void open_context(uint32_t n_ctx, int n_threads, int kv_type) {
     // describe() lists the weights as stored: quantized on load, they have another type and size.
     for (TensorInfo& t : file_.tensors)
       if (const WeightStore::Tensor* stored = store_.find(t.name)) {
@@ -815,7 +815,8 @@ class ModelBinding : public ParserFeed {
     pool_ = std::make_unique<ThreadPool>(n_threads);
     SequenceOptions options;
     options.n_ctx = n_ctx;
-    options.kv_type = kv_f16 ? KvCacheType::F16 : KvCacheType::F32;
+    if (kv_type < 0 || kv_type > 2) fail(ErrorCode::BadFormat, kNoOffset, "unknown KV cache type " + std::to_string(kv_type));
+    options.kv_type = static_cast<KvCacheType>(kv_type);
     context_ = open_sequence_model(file_, store_, *pool_, options);
     fingerprint_ = model_fingerprint(file_, store_, context_->n_vocab());
   }

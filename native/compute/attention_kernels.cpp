@@ -3,6 +3,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/simd128.h"
 
@@ -16,6 +17,10 @@ inline float element_at(KvElement e, const void* p, uint64_t at) {
     case KvElement::F32: return static_cast<const float*>(p)[at];
     case KvElement::F16: return fp16_to_fp32(static_cast<const uint16_t*>(p)[at]);
     case KvElement::F16Raw: break;
+    case KvElement::Q8_0: {
+      const block_q8_0& b = static_cast<const block_q8_0*>(p)[at / QK8_0];
+      return fp16_to_fp32(b.d) * b.qs[at % QK8_0];
+    }
   }
   return fp16_to_fp32(static_cast<const uint16_t*>(p)[at]) * 0x1.0p-112f;  // exact
 }
@@ -126,13 +131,90 @@ void values_rows(const void* v, uint64_t v_stride, int hd, const float* const* w
 }
 #endif
 
+
+// Q8_0 rows: the integer dot of each block (exact in any order), then the
+// blocks' float sum in order, the same in scalar and SIMD code.
+inline int32_t block_dot_q8(const block_q8_0& a, const block_q8_0& b, bool simd) {
+#ifdef __wasm_simd128__
+  if (simd)
+    return simd::hsum_i32(simd::block_dot_i8x32(wasm_v128_load(a.qs), wasm_v128_load(a.qs + 16), b.qs));
+#else
+  (void)simd;
+#endif
+  int32_t sum = 0;
+  for (int i = 0; i < QK8_0; ++i) sum += a.qs[i] * b.qs[i];
+  return sum;
+}
+
+void scores_q8(const void* k, uint32_t slot0, int hd, const float* const* q, int rows, uint32_t n, float* const* s,
+               bool simd) {
+  const int nb = hd / QK8_0;
+  const auto* kb = static_cast<const block_q8_0*>(k) + uint64_t(slot0) * nb;
+  for (uint32_t j = 0; j < n; ++j, kb += nb)
+    for (int r = 0; r < rows; ++r) {
+      const auto* qb = reinterpret_cast<const block_q8_0*>(q[r]);
+      float sum = 0;
+      for (int b = 0; b < nb; ++b)
+        sum += static_cast<float>(block_dot_q8(kb[b], qb[b], simd)) * (fp16_to_fp32(kb[b].d) * fp16_to_fp32(qb[b].d));
+      s[r][j] = sum;
+    }
+}
+
+void values_q8(const void* v, uint64_t v_stride, int hd, const float* const* w, int rows, uint32_t n, float* const* acc,
+               bool simd) {
+  const int nb = hd / QK8_0;
+  const auto* base = static_cast<const uint8_t*>(v);
+#ifdef __wasm_simd128__
+  if (simd) {
+    for (int b = 0; b < nb; ++b) {
+      v128_t o[AttentionKernels::kMaxRows][8];
+      for (int r = 0; r < rows; ++r)
+        for (int x = 0; x < 8; ++x) o[r][x] = wasm_v128_load(acc[r] + b * QK8_0 + 4 * x);
+      for (uint32_t j = 0; j < n; ++j) {
+        const block_q8_0& blk = reinterpret_cast<const block_q8_0*>(base + j * v_stride)[b];
+        const v128_t d = wasm_f32x4_splat(fp16_to_fp32(blk.d));
+        v128_t vv[8];
+        for (int h = 0; h < 2; ++h) {
+          const v128_t q = wasm_v128_load(blk.qs + 16 * h);
+          const v128_t lo = wasm_i16x8_extend_low_i8x16(q), hi = wasm_i16x8_extend_high_i8x16(q);
+          vv[4 * h + 0] = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(lo)), d);
+          vv[4 * h + 1] = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(lo)), d);
+          vv[4 * h + 2] = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(hi)), d);
+          vv[4 * h + 3] = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(hi)), d);
+        }
+        for (int r = 0; r < rows; ++r) {
+          const v128_t a = wasm_v128_load32_splat(w[r] + j);
+          for (int x = 0; x < 8; ++x) o[r][x] = madd(o[r][x], a, vv[x]);
+        }
+      }
+      for (int r = 0; r < rows; ++r)
+        for (int x = 0; x < 8; ++x) wasm_v128_store(acc[r] + b * QK8_0 + 4 * x, o[r][x]);
+    }
+    return;
+  }
+#else
+  (void)simd;
+#endif
+  for (int r = 0; r < rows; ++r)
+    for (int i = 0; i < hd; ++i) {
+      float a = acc[r][i];
+      for (uint32_t j = 0; j < n; ++j) {
+        const block_q8_0& blk = reinterpret_cast<const block_q8_0*>(base + j * v_stride)[i / QK8_0];
+        a += w[r][j] * (fp16_to_fp32(blk.d) * blk.qs[i % QK8_0]);
+      }
+      acc[r][i] = a;
+    }
+}
+
 }  // namespace
 
 void AttentionKernels::scores(const void* k, uint32_t slot0, const float* const* q, int rows, uint32_t n,
                               float* const* s) const {
+  if (element == KvElement::Q8_0) return scores_q8(k, slot0, head_dim, q, rows, n, s, simd);
 #ifdef __wasm_simd128__
   if (simd) {
     switch (element) {
+      case KvElement::Q8_0: break;
       case KvElement::F32: return scores_rows<KvElement::F32>(k, slot0, head_dim, q, rows, n, s);
       case KvElement::F16Raw: return scores_rows<KvElement::F16Raw>(k, slot0, head_dim, q, rows, n, s);
       case KvElement::F16: return scores_rows<KvElement::F16>(k, slot0, head_dim, q, rows, n, s);
@@ -151,9 +233,11 @@ void AttentionKernels::scores(const void* k, uint32_t slot0, const float* const*
 
 void AttentionKernels::values(const void* v, uint64_t v_stride, const float* const* w, int rows, uint32_t n,
                               float* const* acc) const {
+  if (element == KvElement::Q8_0) return values_q8(v, v_stride, head_dim, w, rows, n, acc, simd);
 #ifdef __wasm_simd128__
   if (simd) {
     switch (element) {
+      case KvElement::Q8_0: break;
       case KvElement::F32: return values_rows<KvElement::F32>(v, v_stride, head_dim, w, rows, n, acc);
       case KvElement::F16Raw: return values_rows<KvElement::F16Raw>(v, v_stride, head_dim, w, rows, n, acc);
       case KvElement::F16: return values_rows<KvElement::F16>(v, v_stride, head_dim, w, rows, n, acc);

@@ -22,6 +22,10 @@ enum class KvElement : uint8_t {
   F16Raw,
   // F16 converted exactly (any half).
   F16,
+  // Q8_0 blocks along the head dim, a row of head_dim / 32 blocks per slot
+  // (keys and values alike); the queries quantized to Q8_0 as well, as
+  // llama.cpp's CPU flash attention computes with a Q8_0 cache.
+  Q8_0,
 };
 
 // The factor F16Raw's other operands carry (queries, attention weights).
@@ -38,7 +42,11 @@ struct AttentionKernels {
   // SIMD kernels read the whole blocks around those slots and one more
   // (the cache's padding or other slots) and write nothing past s[r][n - 1].
   void scores(const void* k, uint32_t slot0, const float* const* q, int rows, uint32_t n, float* const* s) const;
-  // acc[r][i] += w[r][j] * value(j, i) for j < n in order, i < head_dim.
+  // Q8_0: k is the first row, slot0 the first slot's row, q[r] points to the
+  // query's blocks; a score is the sum over blocks in order of
+  // float(integer dot) * (d_k * d_q).
+  // acc[r][i] += w[r][j] * value(j, i) for j < n in order, i < head_dim
+  // (Q8_0: v_stride in bytes; value = d * q).
   void values(const void* v, uint64_t v_stride, const float* const* w, int rows, uint32_t n, float* const* acc) const;
 };
 

@@ -24,6 +24,7 @@
 #include "compute/ops.h"
 #include "model/decoder_context.h"
 #include "quant/fp16.h"
+#include "quant/quant_types.h"
 
 namespace wasmlm {
 
@@ -57,13 +58,16 @@ class LayerAttention {
                  AttentionBuffers& buf)
       : kv_(kv), layer_(layer), kernels_(kernels), hd_(h.head_dim),
         cap_(kv.capacity(layer)), softcap_(h.attn_softcap), kq_scale_(kq_scale),
-        f16_(kv.type() == KvCacheType::F16), factor_(kernels.element == KvElement::F16Raw ? kF16RawFactor : 1.0f),
-        buf_(buf) {}
+        f16_(kv.type() == KvCacheType::F16), q8_(kv.type() == KvCacheType::Q8_0),
+        factor_(kernels.element == KvElement::F16Raw ? kF16RawFactor : 1.0f),
+        v_stride_(q8_ ? kv.row_bytes() : hd_), buf_(buf) {}
 
   // The query as the kernels multiply it: rounded to F16 with an F16 cache
-  // (as llama.cpp's F16 KQ), times the raw conversion's factor.
+  // (as llama.cpp's F16 KQ), times the raw conversion's factor; quantized to
+  // Q8_0 with a Q8_0 cache (as llama.cpp's flash attention).
   void prepare(const QueryRow& r) {
     float* q = buf_.query(r.buf);
+    if (q8_) return quantize_row_q8_0(r.q, q, static_cast<int64_t>(hd_));
     for (uint64_t i = 0; i < hd_; ++i) q[i] = (f16_ ? fp16_to_fp32(fp32_to_fp16(r.q[i])) : r.q[i]) * factor_;
   }
 
@@ -187,9 +191,11 @@ class LayerAttention {
   }
 
   const void* keys(uint32_t kvh) const {
+    if (q8_) return kv_.kq(layer_, kvh);
     return f16_ ? static_cast<const void*>(kv_.k16(layer_, kvh)) : kv_.k32(layer_, kvh);
   }
   const void* value(uint32_t kvh, uint32_t pos) const {
+    if (q8_) return kv_.vq(layer_, kvh) + uint64_t(pos % cap_) * v_stride_;
     const uint64_t at = uint64_t(pos % cap_) * hd_;
     return f16_ ? static_cast<const void*>(kv_.v16(layer_, kvh) + at) : kv_.v32(layer_, kvh) + at;
   }
@@ -210,7 +216,7 @@ class LayerAttention {
       const QueryRow& row = set.rows[r0 + r];
       const float* w = buf_.scores(row.buf) + (a - set.lo);
       float* acc = buf_.partial(row.buf, c);
-      kernels_.values(value(set.kvh, a), hd_, &w, 1, b - a, &acc);
+      kernels_.values(value(set.kvh, a), v_stride_, &w, 1, b - a, &acc);
     };
     if (ca >= cb) {
       for (int r = 0; r < nr; ++r) one(r, ra[r], rb[r]);
@@ -223,7 +229,7 @@ class LayerAttention {
       w[r] = buf_.scores(set.rows[r0 + r].buf) + (ca - set.lo);
       acc[r] = buf_.partial(set.rows[r0 + r].buf, c);
     }
-    kernels_.values(value(set.kvh, ca), hd_, w, nr, cb - ca, acc);
+    kernels_.values(value(set.kvh, ca), v_stride_, w, nr, cb - ca, acc);
     for (int r = 0; r < nr; ++r) one(r, cb, rb[r]);
   }
 
@@ -233,8 +239,9 @@ class LayerAttention {
   uint64_t hd_;
   uint32_t cap_;
   float softcap_, kq_scale_;
-  bool f16_;
+  bool f16_, q8_;
   float factor_;
+  uint64_t v_stride_;  // between slots' values: elements (bytes for Q8_0)
   AttentionBuffers& buf_;
 };
 
@@ -249,6 +256,7 @@ void DecoderContext::attention(uint32_t l, uint32_t pos0, int n) {
   AttentionKernels kernels{KvElement::F32, kernels_ == KernelChoice::Best, static_cast<int>(h.head_dim)};
   if (kv_.type() == KvCacheType::F16)
     kernels.element = kernels.simd && !kv_.nonfinite(l) ? KvElement::F16Raw : KvElement::F16;
+  if (kv_.type() == KvCacheType::Q8_0) kernels.element = KvElement::Q8_0;
   LayerAttention layer(kv_, l, h, kernels, kq_scale_, attn_);
 
   // The query rows, token-major, in tiles of up to kTileRows per KV head.

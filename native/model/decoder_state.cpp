@@ -20,7 +20,8 @@ constexpr uint32_t kVersion = 2;
 
 struct StateHeader {
   char magic[4];
-  uint32_t version, kv_f16, n_layer, n_head_kv, head_dim, n_vocab, n_past;
+  // kv_type: KvCacheType (0 F32, 1 F16, 2 Q8_0)
+  uint32_t version, kv_type, n_layer, n_head_kv, head_dim, n_vocab, n_past;
   uint32_t ring_first;  // version 2
 };
 constexpr size_t kHeaderV1 = 32;
@@ -29,13 +30,12 @@ constexpr size_t kHeaderV1 = 32;
 
 std::vector<uint8_t> DecoderContext::save_state() const {
   const DecoderHParams& h = hp_;
-  const bool f16 = kv_.type() == KvCacheType::F16;
-  const uint64_t kv_dim = h.kv_dim(), row = kv_dim * (f16 ? 2 : 4);
+  const uint64_t row = kv_.raw_bytes();
   const uint32_t ring_first = std::min(kv_.ring_oldest(), n_past_);
   uint64_t size = sizeof(StateHeader) + h.n_vocab * 4;
   for (uint32_t l = 0; l < h.n_layer; ++l) size += 2 * row * (n_past_ - (h.layers[l].windowed ? ring_first : 0));
   std::vector<uint8_t> out(size);
-  const StateHeader header = {{kMagic[0], kMagic[1], kMagic[2], kMagic[3]}, kVersion, f16, h.n_layer, h.n_head_kv,
+  const StateHeader header = {{kMagic[0], kMagic[1], kMagic[2], kMagic[3]}, kVersion, static_cast<uint32_t>(kv_.type()), h.n_layer, h.n_head_kv,
                               h.head_dim, h.n_vocab, n_past_, ring_first};
   uint8_t* p = out.data();
   std::memcpy(p, &header, sizeof header);
@@ -52,7 +52,6 @@ std::vector<uint8_t> DecoderContext::save_state() const {
 
 void DecoderContext::load_state(const uint8_t* data, size_t size) {
   const DecoderHParams& h = hp_;
-  const bool f16 = kv_.type() == KvCacheType::F16;
   StateHeader header{};
   if (size < kHeaderV1) fail(ErrorCode::Truncated, size, "a saved state starts with a 32-byte header");
   std::memcpy(&header, data, kHeaderV1);
@@ -65,9 +64,11 @@ void DecoderContext::load_state(const uint8_t* data, size_t size) {
     std::memcpy(&header, data, sizeof header);
     header_size = sizeof header;
   }
-  if (header.kv_f16 != (f16 ? 1u : 0u))
-    fail(ErrorCode::BadFormat, 8, std::string("the state was saved with an ") + (header.kv_f16 ? "F16" : "F32") +
-                                      " KV cache; this context has " + (f16 ? "F16" : "F32"));
+  if (header.kv_type != static_cast<uint32_t>(kv_.type()))
+    fail(ErrorCode::BadFormat, 8,
+         std::string("the state was saved with ") +
+             (header.kv_type <= 2 ? kv_cache_type_name(static_cast<KvCacheType>(header.kv_type)) : "an unknown") +
+             " KV cache; this context has " + kv_cache_type_name(kv_.type()));
   if (header.n_layer != h.n_layer || header.n_head_kv != h.n_head_kv || header.head_dim != h.head_dim ||
       header.n_vocab != h.n_vocab)
     fail(ErrorCode::BadFormat, 12, "the state was saved from a model of another shape");
@@ -76,7 +77,7 @@ void DecoderContext::load_state(const uint8_t* data, size_t size) {
          "the state holds " + std::to_string(header.n_past) + " positions; the context has room for " +
              std::to_string(n_ctx_));
   if (header.ring_first > header.n_past) fail(ErrorCode::BadFormat, 32, "the state's first ring position is past its end");
-  const uint64_t kv_dim = h.kv_dim(), row = kv_dim * (f16 ? 2 : 4);
+  const uint64_t row = kv_.raw_bytes();
   // Windowed layers hold [ring_first, n_past) (ring_first is 0 unless they were rings).
   uint64_t expected = header_size + uint64_t(h.n_vocab) * 4;
   for (uint32_t l = 0; l < h.n_layer; ++l)

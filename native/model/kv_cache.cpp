@@ -3,25 +3,37 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 
+#include "core/error.h"
+#include "quant/blocks.h"
 #include "quant/fp16.h"
+#include "quant/quant_types.h"
 
 namespace wasmlm {
 
 KvCache::KvCache(const DecoderHParams& h, uint32_t n_ctx, KvCacheType type)
     : type_(type), n_ctx_(n_ctx), n_swa_(h.n_swa), head_dim_(h.head_dim), kv_dim_(h.kv_dim()) {
+  if (type == KvCacheType::Q8_0 && head_dim_ % QK8_0 != 0)
+    fail(ErrorCode::Unsupported, kNoOffset,
+         "a Q8_0 KV cache needs a head size that is a multiple of 32 (as llama.cpp's); this model's is " +
+             std::to_string(head_dim_));
   uint64_t size = 0;
   for (const DecoderLayerParams& lp : h.layers) {
     Layer L;
     L.capacity = lp.windowed ? window_capacity(h.n_swa, n_ctx) : n_ctx;
-    L.head_stride = (uint64_t(L.capacity) + kKeyBlock - 1) / kKeyBlock * kKeyBlock * head_dim_;
+    L.head_stride = type == KvCacheType::Q8_0 ? uint64_t(L.capacity) * row_bytes()
+                                              : (uint64_t(L.capacity) + kKeyBlock - 1) / kKeyBlock * kKeyBlock * head_dim_;
     L.at = size;
     size += kv_dim_ / head_dim_ * L.head_stride;
     layers_.push_back(L);
   }
   nonfinite_.assign(layers_.size(), false);
   const uint64_t pad = padding(head_dim_);
-  if (type == KvCacheType::F16) {
+  if (type == KvCacheType::Q8_0) {
+    kq_.assign(size + kPad, 0);
+    vq_.assign(size + kPad, 0);
+  } else if (type == KvCacheType::F16) {
     k16_.assign(size + pad, 0);
     v16_.assign(size + pad, 0);
   } else {
@@ -30,8 +42,29 @@ KvCache::KvCache(const DecoderHParams& h, uint32_t n_ctx, KvCacheType type)
   }
 }
 
+const char* kv_cache_type_name(KvCacheType type) {
+  switch (type) {
+    case KvCacheType::F32: return "F32";
+    case KvCacheType::F16: return "F16";
+    case KvCacheType::Q8_0: return "Q8_0";
+  }
+  return "?";
+}
+
 uint64_t KvCache::bytes() const {
-  return (k32_.size() + v32_.size()) * sizeof(float) + (k16_.size() + v16_.size()) * sizeof(uint16_t);
+  return (k32_.size() + v32_.size()) * sizeof(float) + (k16_.size() + v16_.size()) * sizeof(uint16_t) + kq_.size() +
+         vq_.size();
+}
+
+uint64_t KvCache::row_bytes() const { return head_dim_ / QK8_0 * sizeof(block_q8_0); }
+
+uint64_t KvCache::raw_bytes() const {
+  switch (type_) {
+    case KvCacheType::F32: return kv_dim_ * 4;
+    case KvCacheType::F16: return kv_dim_ * 2;
+    case KvCacheType::Q8_0: break;
+  }
+  return kv_dim_ / head_dim_ * row_bytes();
 }
 
 // f(i, key index, value index) for the kv_dim values of `pos`, i over
@@ -50,7 +83,15 @@ void KvCache::for_each_value(uint32_t layer, uint32_t pos, F&& f) const {
 void KvCache::store(uint32_t layer, uint32_t pos, const float* k, const float* v) {
   const Layer& L = layers_[layer];
   bool special = false;
-  if (type_ == KvCacheType::F16) {
+  if (type_ == KvCacheType::Q8_0) {
+    const uint32_t s = pos % L.capacity;
+    for (uint64_t head = 0; head < kv_dim_ / head_dim_; ++head) {
+      const uint64_t at = L.at + head * L.head_stride + s * row_bytes();
+      quantize_row_q8_0(k + head * head_dim_, &kq_[at], static_cast<int64_t>(head_dim_));
+      quantize_row_q8_0(v + head * head_dim_, &vq_[at], static_cast<int64_t>(head_dim_));
+    }
+    for (uint64_t i = 0; i < kv_dim_; ++i) special |= !std::isfinite(k[i]) || !std::isfinite(v[i]);
+  } else if (type_ == KvCacheType::F16) {
     for_each_value(layer, pos, [&](uint64_t i, uint64_t ki, uint64_t vi) {
       const uint16_t hk = fp32_to_fp16(k[i]), hv = fp32_to_fp16(v[i]);
       k16_[ki] = hk;
@@ -75,6 +116,15 @@ bool KvCache::can_truncate(uint32_t n, uint32_t n_past) const {
 }
 
 void KvCache::read_raw(uint32_t layer, uint32_t pos, uint8_t* k, uint8_t* v) const {
+  if (type_ == KvCacheType::Q8_0) {
+    const Layer& L = layers_[layer];
+    const uint64_t rb = row_bytes(), s = pos % L.capacity;
+    for (uint64_t head = 0; head < kv_dim_ / head_dim_; ++head) {
+      std::memcpy(k + head * rb, &kq_[L.at + head * L.head_stride + s * rb], rb);
+      std::memcpy(v + head * rb, &vq_[L.at + head * L.head_stride + s * rb], rb);
+    }
+    return;
+  }
   const bool f16 = type_ == KvCacheType::F16;
   const uint64_t elem = f16 ? 2 : 4;
   const uint8_t* kb = f16 ? reinterpret_cast<const uint8_t*>(k16_.data()) : reinterpret_cast<const uint8_t*>(k32_.data());
@@ -86,6 +136,23 @@ void KvCache::read_raw(uint32_t layer, uint32_t pos, uint8_t* k, uint8_t* v) con
 }
 
 void KvCache::write_raw(uint32_t layer, uint32_t pos, const uint8_t* k, const uint8_t* v) {
+  if (type_ == KvCacheType::Q8_0) {
+    const Layer& L = layers_[layer];
+    const uint64_t rb = row_bytes(), s = pos % L.capacity;
+    bool special = false;
+    for (uint64_t head = 0; head < kv_dim_ / head_dim_; ++head) {
+      std::memcpy(&kq_[L.at + head * L.head_stride + s * rb], k + head * rb, rb);
+      std::memcpy(&vq_[L.at + head * L.head_stride + s * rb], v + head * rb, rb);
+      for (uint64_t b = 0; b < rb; b += sizeof(block_q8_0))
+        for (const uint8_t* row : {k, v}) {
+          uint16_t d;
+          std::memcpy(&d, row + head * rb + b, 2);
+          special |= (d & 0x7C00) == 0x7C00;
+        }
+    }
+    if (special) nonfinite_[layer] = true;
+    return;
+  }
   const bool f16 = type_ == KvCacheType::F16;
   const uint64_t elem = f16 ? 2 : 4;
   uint8_t* kb = f16 ? reinterpret_cast<uint8_t*>(k16_.data()) : reinterpret_cast<uint8_t*>(k32_.data());

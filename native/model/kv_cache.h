@@ -22,7 +22,11 @@
 
 namespace wasmlm {
 
-enum class KvCacheType { F32, F16 };
+// Q8_0: blocks of 32 along the head dim (llama.cpp's --cache-type-k/v q8_0),
+// 34 bytes per 32 values; a head's keys and values are then rows of
+// head_dim / 32 blocks per slot.
+enum class KvCacheType { F32, F16, Q8_0 };
+const char* kv_cache_type_name(KvCacheType type);
 
 class KvCache {
  public:
@@ -65,6 +69,12 @@ class KvCache {
   const uint16_t* k16(uint32_t layer, uint32_t kvh) const { return &k16_[head_at(layer, kvh)]; }
   const float* v32(uint32_t layer, uint32_t kvh) const { return &v32_[head_at(layer, kvh)]; }
   const uint16_t* v16(uint32_t layer, uint32_t kvh) const { return &v16_[head_at(layer, kvh)]; }
+  // Q8_0: a head's key and value rows (row_bytes() per slot).
+  const uint8_t* kq(uint32_t layer, uint32_t kvh) const { return &kq_[head_at(layer, kvh)]; }
+  const uint8_t* vq(uint32_t layer, uint32_t kvh) const { return &vq_[head_at(layer, kvh)]; }
+  uint64_t row_bytes() const;
+  // Bytes of one position's k (or v) for all heads, as read_raw writes them.
+  uint64_t raw_bytes() const;
 
   // Keeping positions [0, n) of n_past: possible unless a ring has
   // overwritten a position the next query's window needs.
@@ -87,7 +97,7 @@ class KvCache {
  private:
   struct Layer {
     uint32_t capacity = 0;
-    uint64_t head_stride = 0;  // values per head: capacity rounded up to kKeyBlock slots, times head_dim
+    uint64_t head_stride = 0;  // values per head: capacity rounded up to kKeyBlock slots, times head_dim (Q8_0: bytes)
     uint64_t at = 0;           // the layer's first value, in the K and V buffers alike
   };
   uint64_t head_at(uint32_t layer, uint32_t kvh) const { return layers_[layer].at + kvh * layers_[layer].head_stride; }
@@ -99,6 +109,7 @@ class KvCache {
   std::vector<Layer> layers_;
   std::vector<float> k32_, v32_;
   std::vector<uint16_t> k16_, v16_;
+  std::vector<uint8_t> kq_, vq_;
   std::vector<bool> nonfinite_;
   uint32_t ring_oldest_ = 0;
 };

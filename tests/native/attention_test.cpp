@@ -15,7 +15,9 @@
 #include "decoder_test_models.h"
 #include "model/decoder_context.h"
 #include "model/kv_cache.h"
+#include "quant/blocks.h"
 #include "quant/fp16.h"
+#include "quant/quant_types.h"
 
 using namespace wasmlm;
 
@@ -61,8 +63,8 @@ TEST_P(AttentionBits, DependOnPositionsNotOnBatchesThreadsOrKernels) {
   // 560 positions: 3 chunks of keys, and gemma3's windowed layers (window 8)
   // wrap their 264-slot rings twice.
   const std::vector<int32_t> prompt = ids(560, 5);
-  for (KvCacheType kv : {KvCacheType::F16, KvCacheType::F32}) {
-    SCOPED_TRACE(kv == KvCacheType::F16 ? "F16 cache" : "F32 cache");
+  for (KvCacheType kv : {KvCacheType::F16, KvCacheType::F32, KvCacheType::Q8_0}) {
+    SCOPED_TRACE(std::string(kv_cache_type_name(kv)) + " cache");
     // The last 4 tokens one by one (decoding at depth 556..559).
     const auto want = run(*m->model, 1, kv, KernelChoice::Best, prompt, 556);
     for (float x : want.back()) ASSERT_TRUE(std::isfinite(x));
@@ -143,6 +145,65 @@ TEST(AttentionKernels, SimdEqualsScalarForEveryRowCountElementAndHeadSize) {
           EXPECT_EQ(s[1][0][0], want);
         }
     }
+  }
+}
+
+TEST(AttentionKernels, Q8_0SimdEqualsScalarAndTheBlockFormula) {
+  std::mt19937 rng(11);
+  for (int hd : {32, 64, 128, 256}) {
+    const int nb = hd / QK8_0;
+    const uint32_t n_slots = 21;
+    std::vector<float> kf(n_slots * hd), vf(n_slots * hd);
+    for (float& x : kf) x = cache_value(rng);
+    for (float& x : vf) x = cache_value(rng);
+    std::vector<block_q8_0> k(n_slots * nb), v(n_slots * nb);
+    quantize_row_q8_0(kf.data(), k.data(), n_slots * hd);
+    quantize_row_q8_0(vf.data(), v.data(), n_slots * hd);
+    for (int rows = 1; rows <= AttentionKernels::kMaxRows; ++rows)
+      for (uint32_t slot0 : {0u, 5u})
+        for (uint32_t n : {1u, 7u, n_slots - slot0}) {
+          SCOPED_TRACE(::testing::Message() << "hd " << hd << " rows " << rows << " slot0 " << slot0 << " n " << n);
+          std::vector<std::vector<block_q8_0>> q(rows, std::vector<block_q8_0>(nb));
+          std::vector<std::vector<float>> w(rows, std::vector<float>(n));
+          for (auto& r : q) {
+            std::vector<float> x(hd);
+            for (float& e : x) e = cache_value(rng);
+            quantize_row_q8_0(x.data(), r.data(), hd);
+          }
+          for (auto& r : w)
+            for (float& x : r) x = std::fabs(cache_value(rng)) / 4;
+          std::vector<std::vector<float>> s[2], acc[2];
+          for (int simd = 0; simd < 2; ++simd) {
+            const AttentionKernels kernels{KvElement::Q8_0, simd == 1, hd};
+            s[simd].assign(rows, std::vector<float>(n, 0.f));
+            acc[simd].assign(rows, std::vector<float>(hd, 0.25f));
+            const float* qp[4];
+            const float* wp[4];
+            float* sp[4];
+            float* ap[4];
+            for (int r = 0; r < rows; ++r) {
+              qp[r] = reinterpret_cast<const float*>(q[r].data());
+              wp[r] = w[r].data(), sp[r] = s[simd][r].data(), ap[r] = acc[simd][r].data();
+            }
+            kernels.scores(k.data(), slot0, qp, rows, n, sp);
+            kernels.values(v.data() + slot0 * nb, nb * sizeof(block_q8_0), wp, rows, n, ap);
+          }
+          EXPECT_EQ(s[1], s[0]);
+          EXPECT_EQ(acc[1], acc[0]);
+          // llama.cpp's block formula: the integer dot per block, scaled by both d's, summed in order
+          const int r = rows - 1, j = static_cast<int>(n) - 1;
+          float want = 0;
+          for (int b = 0; b < nb; ++b) {
+            const block_q8_0& kb = k[(slot0 + j) * nb + b];
+            int32_t dot = 0;
+            for (int i = 0; i < QK8_0; ++i) dot += kb.qs[i] * q[r][b].qs[i];
+            want += static_cast<float>(dot) * (fp16_to_fp32(kb.d) * fp16_to_fp32(q[r][b].d));
+          }
+          EXPECT_EQ(s[1][r][j], want);
+          float a = 0.25f;
+          for (uint32_t x = 0; x < n; ++x) a += w[r][x] * (fp16_to_fp32(v[(slot0 + x) * nb + 1 % nb].d) * v[(slot0 + x) * nb + 1 % nb].qs[0]);
+          EXPECT_EQ(acc[1][r][(1 % nb) * QK8_0], a);
+        }
   }
 }
 

@@ -79,13 +79,15 @@ TEST(DecoderWindow, ARestoredRingContinuesExactlyAsTheOriginal) {
   WASMLM_LOAD_DECODER_MODEL(m, "gemma3-F32.gguf");
   const size_t nv = m->model->hparams().n_vocab;
   ThreadPool pool(2);
-  for (KvCacheType kv : {KvCacheType::F16, KvCacheType::F32}) {
+  for (KvCacheType kv : {KvCacheType::F16, KvCacheType::F32, KvCacheType::Q8_0}) {
+    SCOPED_TRACE(kv_cache_type_name(kv));
     DecoderContext original(*m->model, 1024, pool, kv);
     eval(original, ids(300, 3), nv);
     const std::vector<uint8_t> state = original.save_state();
     const std::vector<float> want = eval(original, ids(7, 4), nv);
     // The windowed layers saved only what their rings held (264 of 300 positions).
-    const uint64_t row = 2 * m->model->hparams().kv_dim() * (kv == KvCacheType::F16 ? 2 : 4);
+    const uint64_t kv_dim = m->model->hparams().kv_dim();
+    const uint64_t row = 2 * (kv == KvCacheType::Q8_0 ? kv_dim / 32 * 34 : kv_dim * (kv == KvCacheType::F16 ? 2 : 4));
     EXPECT_EQ(state.size(), 36 + 4 * nv + (10 * 264 + 2 * 300) * row);
     DecoderContext restored(*m->model, 600, pool, kv);
     restored.load_state(state.data(), state.size());

@@ -415,8 +415,12 @@ export interface OpenModelOptions extends SourceOptions {
   threads?: number;
   /** KV cache size in tokens. Default 512. */
   contextLength?: number;
-  /** KV cache type: 'f16' (default, as llama.cpp: half the memory) or 'f32'. */
-  kvCache?: 'f16' | 'f32';
+  /**
+   * KV cache type: 'f16' (default, as llama.cpp: half the memory of 'f32'), 'f32', or 'q8_0' (as llama.cpp's
+   * `--cache-type-k q8_0 --cache-type-v q8_0`: 17/32 of F16's memory, for long contexts; LLaMA-family models whose
+   * head size is a multiple of 32).
+   */
+  kvCache?: 'f16' | 'f32' | 'q8_0';
   /** Called at most ~10 times a second while loading, and always at the end (phase 'ready', loaded === total). */
   onProgress?: (event: LoadProgress) => void;
   /** URLs: how many times a broken download is resumed with a Range request. Default 3. */
@@ -679,7 +683,7 @@ export interface LanguageModelInfo {
   /** tokenizer.chat_template, when the model has one (chat() needs it). */
   chatTemplate: string | null;
   contextLength: number;
-  kvCache: 'f16' | 'f32';
+  kvCache: 'f16' | 'f32' | 'q8_0';
   threads: number;
   build: 'pthreads' | 'single-threaded';
   /** 'relaxed': the relaxed-SIMD build (its 8-bit dot product in the fastest kernels), where the engine has it; else 'simd128'. */

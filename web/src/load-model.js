@@ -12,7 +12,7 @@ const isNode = typeof process === 'object' && process.versions?.node != null && 
 
 /**
  * @param {string|URL|Blob|ArrayBuffer|ArrayBufferView|Array<string|URL|Blob>} source a model file, or a split GGUF's shards
- * @param {{threads?: number|'auto', contextLength?: number, kvCache?: 'f16'|'f32', onProgress?: Function, signal?: AbortSignal}} [options]
+ * @param {{threads?: number|'auto', contextLength?: number, kvCache?: 'f16'|'f32'|'q8_0', onProgress?: Function, signal?: AbortSignal}} [options]
  */
 export async function loadModel(source, options = {}) {
   const { threads, onProgress, signal, ...rest } = checkModelOptions(options, { worker: true });

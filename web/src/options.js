@@ -177,7 +177,7 @@ export function checkModelOptions(options, { worker = false } = {}) {
   if (!(isInteger(out.contextLength) && out.contextLength >= 1 && out.contextLength <= MAX_CONTEXT)) {
     throw badOption('contextLength', 'a positive integer (tokens)', o.contextLength);
   }
-  if (out.kvCache !== 'f16' && out.kvCache !== 'f32') throw badOption('kvCache', "'f16' or 'f32'", o.kvCache);
+  if (!['f16', 'f32', 'q8_0'].includes(out.kvCache)) throw badOption('kvCache', "'f16', 'f32' or 'q8_0'", o.kvCache);
   if (given('retries') && !(isInteger(o.retries) && o.retries >= 0)) throw badOption('retries', 'a non-negative integer', o.retries);
   if (given('retryDelay') && !(isFiniteNumber(o.retryDelay) && o.retryDelay >= 0)) {
     throw badOption('retryDelay', 'a non-negative number of milliseconds', o.retryDelay);

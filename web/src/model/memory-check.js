@@ -15,7 +15,7 @@ const PROBE_BLOCK = 64 * MiB;
 
 /**
  * @param {object} directory describe() of the parser (raw metadata)
- * @param {{contextLength: number, kvCache: 'f16'|'f32', fileSize?: number}} options
+ * @param {{contextLength: number, kvCache: 'f16'|'f32'|'q8_0', fileSize?: number}} options
  * @returns {{weights: number, kvCache: number, headroom: number, total: number}}
  */
 export function estimateModelMemory(directory, { contextLength, kvCache, fileSize, complete = true }) {
@@ -32,7 +32,8 @@ export function estimateModelMemory(directory, { contextLength, kvCache, fileSiz
   const headDim = heads ? Math.floor((embd ?? 0) / heads) : 0;
   const keyLength = n(a.keyLength) ?? headDim;
   const valueLength = n(a.valueLength) ?? headDim;
-  const elem = kvCache === 'f32' ? 2 : 1;
+  // bytes per value against F16's 2: Q8_0 keeps 34 bytes per 32 values
+  const elem = kvCache === 'f32' ? 2 : kvCache === 'q8_0' ? 17 / 32 : 1;
   // A decoder row says exactly what its cache keeps (windowed layers: a ring).
   const d = directory.decoder?.kvCacheF16;
   const kv = d ? elem * (d.bytesPerPosition * contextLength + d.windowedBytesPerPosition * Math.min(contextLength, d.ringPositions || contextLength))

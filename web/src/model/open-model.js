@@ -12,13 +12,16 @@ import { loadCheckpoint } from './checkpoint-load.js';
 import { Tokenizer, openTokenizer } from '../tokenizer.js';
 import { complete, generate } from './generate.js';
 import { summarizeModel } from '../model-summary.js';
+
+// kvCache option -> the binding's KV cache type (KvCacheType in native/model/kv_cache.h)
+const KV_CACHE_TYPES = { f32: 0, f16: 1, q8_0: 2 };
 import { decodeMetadata } from '../parse/metadata-values.js';
 
 /**
  * @param {unknown} input URL, path, Blob, bytes or stream (as inspect()), an array of a split GGUF's shards,
  *   or a Meta LLaMA checkpoint: its folder (a Node path) or its files (params.json, consolidated.NN.pth,
  *   tokenizer.model: paths, URLs or Files)
- * @param {{threads?: number, contextLength?: number, kvCache?: 'f16'|'f32', signal?: AbortSignal, fetch?: typeof fetch,
+ * @param {{threads?: number, contextLength?: number, kvCache?: 'f16'|'f32'|'q8_0', signal?: AbortSignal, fetch?: typeof fetch,
  *   onProgress?: (event: {loaded: number, total: number|null, bytesPerSecond: number, phase: 'download'|'build'|'ready'}) => void,
  *   retries?: number, retryDelay?: number, cache?: boolean, memoryCheck?: boolean, quantize?: string}} [options]
  *   quantize: quantize float matrices to this type (e.g. 'Q8_0', 'Q5_1') as they load (rwkv.cpp files: the
@@ -64,7 +67,7 @@ export async function openModel(input, options = {}) {
       }
     }
     progress.emit('build', { final: true });
-    throwIfBindingError(model.build(contextLength, Math.max(1, Math.floor(threads)), kvCache === 'f16'));
+    throwIfBindingError(model.build(contextLength, Math.max(1, Math.floor(threads)), KV_CACHE_TYPES[kvCache]));
     const ownTokenizer = tokenizer ?? checkpoint?.tokenizer;
     if (ownTokenizer !== undefined && ownTokenizer !== null) {
       const own = await openTokenizer(ownTokenizer, { signal, fetch, wasm });

@@ -66,7 +66,7 @@ export class ProgressReporter {
  * @param {object} wasm
  * @param {object} model a wasm Model
  * @param {{size?: number, chunks(): AsyncIterable<Uint8Array>, close(): Promise<void>}} bytes
- * @param {{signal?: AbortSignal, progress: ProgressReporter, contextLength: number, kvCache: 'f16'|'f32', memoryCheck?: boolean, shards?: number, threads?: number}} options
+ * @param {{signal?: AbortSignal, progress: ProgressReporter, contextLength: number, kvCache: 'f16'|'f32'|'q8_0', memoryCheck?: boolean, shards?: number, threads?: number}} options
  *   shards: how many files of a split GGUF the caller has (1: an ordinary file); threads: the model's
  */
 export async function streamIntoModel(wasm, model, bytes, {

@@ -29,7 +29,7 @@ Options:
   --stop S            stop before this text (repeatable; not printed)
   --ignore-eos        go on past end-of-generation tokens
   --threads N         threads (pthreads build when > 1; default 1)
-  --kv f16|f32        KV cache type (default f16, as llama.cpp)
+  --kv f16|f32|q8_0   KV cache type (default f16, as llama.cpp; q8_0: about half its memory)
   --ctx N             context length (default: prompt + n; RWKV has no limit)
   --quantize TYPE     quantize float matrices on load (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, ...)
   --tokenizer FILE    a tokenizer file for a model without a vocabulary (RWKV World .txt, tokenizer.json)
@@ -82,7 +82,7 @@ export async function run(args, { stdout }) {
   const t0 = performance.now();
   // The context is sized once the prompt length is known; the weights load first.
   const kvCache = values.kv ?? 'f16';
-  if (kvCache !== 'f16' && kvCache !== 'f32') throw new UsageError('--kv expects f16 or f32');
+  if (!['f16', 'f32', 'q8_0'].includes(kvCache)) throw new UsageError('--kv expects f16, f32 or q8_0');
   const model = await openModel(file, {
     threads, kvCache, contextLength: integer('--ctx', values.ctx ?? '2048', 1), quantize: values.quantize, tokenizer: values.tokenizer,
   });

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "decoder_test_models.h"
+#include "probabilities.h"
 #include "model/decoder_context.h"
 
 using namespace wasmlm;
@@ -37,15 +38,6 @@ const char* const kReferenceNames[] = {
     "phi3-longrope-F32", "phi3-longrope-Q8_0", "smollm3-F32", "smollm3-Q8_0", "olmo2-F32", "olmo2-Q8_0",
     "granite-F32", "granite-Q8_0",
 };
-
-std::vector<double> softmax(const float* logits, size_t n) {
-  const float top = *std::max_element(logits, logits + n);
-  std::vector<double> p(n);
-  double sum = 0;
-  for (size_t i = 0; i < n; ++i) sum += p[i] = std::exp(double(logits[i]) - top);
-  for (double& v : p) v /= sum;
-  return p;
-}
 
 int argmax(const float* x, size_t n) { return static_cast<int>(std::max_element(x, x + n) - x); }
 
@@ -82,13 +74,7 @@ TEST_P(DecoderReference, ProbabilitiesAndGreedyIdsMatchLlamaCpp) {
       const float* logits = ctx.eval(prompt.data(), static_cast<int>(prompt.size()));
       const std::vector<float> want = run["logits"].get<std::vector<float>>();
       ASSERT_EQ(want.size(), n_vocab);
-      const std::vector<double> p = softmax(logits, n_vocab), q = softmax(want.data(), n_vocab);
-      std::vector<int> order(n_vocab);
-      for (uint32_t i = 0; i < n_vocab; ++i) order[i] = static_cast<int>(i);
-      std::sort(order.begin(), order.end(), [&](int a, int b) { return q[a] > q[b]; });
-      double worst = 0;
-      for (int i = 0; i < 50; ++i) worst = std::max(worst, std::fabs(p[order[i]] - q[order[i]]));
-      EXPECT_LE(worst, p_tol);
+      EXPECT_LE(wasmlm_test::top_probability_diff(logits, want.data(), n_vocab, 50), p_tol);
       // Greedy, each step from our own previous token.
       const std::vector<int> greedy = run["greedy_ids"].get<std::vector<int>>();
       const std::vector<double> margins = run["margins"].get<std::vector<double>>();

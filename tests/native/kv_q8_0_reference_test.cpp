@@ -22,6 +22,7 @@
 
 #include "core/error.h"
 #include "decoder_test_models.h"
+#include "probabilities.h"
 #include "model/decoder_context.h"
 
 using namespace wasmlm;
@@ -29,15 +30,6 @@ using namespace wasmlm;
 namespace {
 
 const std::string kReferences = std::string(WASMLM_REPO_ROOT) + "/tests/reference/kv-q8_0/";
-
-std::vector<double> softmax(const float* logits, size_t n) {
-  const float top = *std::max_element(logits, logits + n);
-  std::vector<double> p(n);
-  double sum = 0;
-  for (size_t i = 0; i < n; ++i) sum += p[i] = std::exp(double(logits[i]) - top);
-  for (double& v : p) v /= sum;
-  return p;
-}
 
 struct Distance {
   double p = 0;      // max |dp| over the reference's 50 most likely tokens after the prompt
@@ -51,12 +43,8 @@ Distance distance(const DecoderModel& model, const nlohmann::json& run, KvCacheT
   const std::vector<int32_t> prompt = run["prompt_ids"].get<std::vector<int32_t>>();
   const float* logits = ctx.eval(prompt.data(), static_cast<int>(prompt.size()));
   const std::vector<float> want = run["logits"].get<std::vector<float>>();
-  const std::vector<double> p = softmax(logits, n_vocab), q = softmax(want.data(), n_vocab);
-  std::vector<int> order(n_vocab);
-  for (uint32_t i = 0; i < n_vocab; ++i) order[i] = static_cast<int>(i);
-  std::sort(order.begin(), order.end(), [&](int a, int b) { return q[a] > q[b]; });
   Distance d;
-  for (int i = 0; i < 50; ++i) d.p = std::max(d.p, std::fabs(p[order[i]] - q[order[i]]));
+  d.p = wasmlm_test::top_probability_diff(logits, want.data(), n_vocab, 50);
   const std::vector<int32_t> greedy = run["greedy_ids"].get<std::vector<int32_t>>();
   for (size_t s = 0; s < greedy.size(); ++s) {
     for (const auto& pair : run["step_top"][s])

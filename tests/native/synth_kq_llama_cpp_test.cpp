@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "probabilities.h"
 #include "decoder_test_models.h"
 #include "model/decoder_context.h"
 #include "quant/quant_traits.h"
@@ -58,15 +59,6 @@ float max_abs_diff(const float* a, const float* b, size_t n) {
   float m = 0;
   for (size_t i = 0; i < n; ++i) m = std::max(m, std::fabs(a[i] - b[i]));
   return m;
-}
-
-std::vector<double> softmax(const float* logits, size_t n) {
-  const double top = *std::max_element(logits, logits + n);
-  std::vector<double> p(n);
-  double sum = 0;
-  for (size_t i = 0; i < n; ++i) sum += p[i] = std::exp(double(logits[i]) - top);
-  for (double& v : p) v /= sum;
-  return p;
 }
 
 #define WASMLM_REQUIRE_GENERATED(path)                                                             \
@@ -174,8 +166,8 @@ TEST(SynthKqSecondPrompt, ProbabilitiesMatchLlamaCppOverItsTop50) {
     DecoderContext ctx(model, 64, pool, KvCacheType::F16);
     const float* logits = ctx.eval(prompt.data(), static_cast<int>(prompt.size()));
     ASSERT_EQ(want_logits.size(), model.hparams().n_vocab);
-    const std::vector<double> want = softmax(want_logits.data(), want_logits.size());
-    const std::vector<double> got = softmax(logits, want_logits.size());
+    const std::vector<double> want = wasmlm_test::softmax(want_logits.data(), want_logits.size());
+    const std::vector<double> got = wasmlm_test::softmax(logits, want_logits.size());
     std::vector<size_t> order(want.size());
     std::iota(order.begin(), order.end(), 0);
     std::partial_sort(order.begin(), order.begin() + 50, order.end(),

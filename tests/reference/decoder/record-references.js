@@ -14,6 +14,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { DECODER_MODELS, ensureDecoderModel, sha256, TYPES } from '../../models/decoder-models.js';
+import { fnv1a64, recordSteps, referenceJson } from '../llama-cpp-steps.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -39,32 +40,6 @@ function runsFor(spec) {
   return runs;
 }
 
-/** FNV-1a 64 of the file as hex (the native tests check it without a SHA-256). */
-function fnv1a64(file) {
-  let h = 0xcbf29ce484222325n;
-  for (const b of fs.readFileSync(file)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
-  return h.toString(16).padStart(16, '0');
-}
-
-function byId(map, n) {
-  const out = new Float64Array(n);
-  for (const [id, v] of map) out[id] = v;
-  return Array.from(out, (v) => Math.fround(v));
-}
-
-/** The k largest logits as [[id, value], ...], largest first. */
-function topK(logits, k) {
-  return logits.map((v, id) => [id, v]).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k);
-}
-
-function top2(logits) {
-  let a = 0, b = -1;
-  for (let i = 1; i < logits.length; i++) {
-    if (logits[i] > logits[a]) { b = a; a = i; } else if (b < 0 || logits[i] > logits[b]) b = i;
-  }
-  return { id: a, margin: logits[a] - logits[b] };
-}
-
 const llama = await getLlama({ gpu: false, build: 'never', usePrebuiltBinaries: true, skipDownload: true, logLevel: 'error' });
 const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(DECODER_MODELS);
 for (const name of names) {
@@ -77,30 +52,14 @@ for (const name of names) {
       const context = await model.createContext({ contextSize: run.nCtx, batchSize: 512, sequences: 1,
         threads: { ideal: 1, min: 1 }, flashAttention: false,
         experimentalKvCacheKeyType: 'F32', experimentalKvCacheValueType: 'F32' });
-      const sequence = context.getSequence();
-      const want = { generateNext: { logits: true } };
-      let out = await sequence.controlledEvaluate(run.prompt.map((t, i) => (i === run.prompt.length - 1 ? [t, want] : t)));
-      let logits = byId(out[run.prompt.length - 1].next.logits, 512);
-      const first = logits;
-      const greedy = [], margins = [], stepTop = [];
-      for (let s = 0; s < run.steps; s++) {
-        const { id, margin } = top2(logits);
-        greedy.push(id);
-        margins.push(margin);
-        stepTop.push(topK(logits, 16));
-        if (s + 1 === run.steps) break;
-        out = await sequence.controlledEvaluate([[id, want]]);
-        logits = byId(out[0].next.logits, 512);
-      }
-      runs.push({ n_ctx: run.nCtx, prompt_ids: run.prompt, logits: first, greedy_ids: greedy, margins, step_top: stepTop });
+      const steps = await recordSteps(context.getSequence(), run.prompt, run.steps, 512);
+      runs.push({ n_ctx: run.nCtx, prompt_ids: run.prompt, ...steps });
       await context.dispose();
     }
     await model.dispose();
     const reference = { file: path.basename(file), sha256: sha256(file), fnv1a64: fnv1a64(file), engine: 'llama.cpp (node-llama-cpp 3.22.1, CPU, F32 KV cache, 1 thread)', runs };
     const out = path.join(here, `${name}-${type}.json`);
-    // float32 values: 9 significant digits give them back exactly.
-    const short = (key, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(9)) : v);
-    fs.writeFileSync(out, JSON.stringify(reference, short) + '\n');
+    fs.writeFileSync(out, referenceJson(reference));
     const m = runs.map((r) => Math.min(...r.margins).toFixed(3)).join('/');
     console.log(`${path.relative(root, out)}: ${runs.length} run(s), smallest margins ${m}`);
   }

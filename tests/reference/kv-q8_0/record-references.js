@@ -19,6 +19,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { DECODER_MODELS, ensureDecoderModel, sha256 } from '../../models/decoder-models.js';
+import { fnv1a64, recordSteps, referenceJson } from '../llama-cpp-steps.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -40,28 +41,6 @@ function promptIds(n) {
 // A short prompt and one past a chunk of 256 keys (and gemma3's 264-slot rings).
 const RUNS = [{ nCtx: 512, prompt: promptIds(24), steps: 16 }, { nCtx: 512, prompt: promptIds(300), steps: 8 }];
 
-function fnv1a64(file) {
-  let h = 0xcbf29ce484222325n;
-  for (const b of fs.readFileSync(file)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
-  return h.toString(16).padStart(16, '0');
-}
-
-function byId(map, n) {
-  const out = new Float64Array(n);
-  for (const [id, v] of map) out[id] = v;
-  return Array.from(out, (v) => Math.fround(v));
-}
-
-const topK = (logits, k) => logits.map((v, id) => [id, v]).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k);
-
-function top2(logits) {
-  let a = 0, b = -1;
-  for (let i = 1; i < logits.length; i++) {
-    if (logits[i] > logits[a]) { b = a; a = i; } else if (b < 0 || logits[i] > logits[b]) b = i;
-  }
-  return { id: a, margin: logits[a] - logits[b] };
-}
-
 const llama = await getLlama({ gpu: false, build: 'never', usePrebuiltBinaries: true, skipDownload: true, logLevel: 'error' });
 for (const name of process.argv.length > 2 ? process.argv.slice(2) : MODELS) {
   if (!DECODER_MODELS[name]) throw new Error(`unknown model ${name}`);
@@ -72,33 +51,15 @@ for (const name of process.argv.length > 2 ? process.argv.slice(2) : MODELS) {
     const context = await model.createContext({ contextSize: run.nCtx, batchSize: 512, sequences: 1,
       threads: { ideal: 1, min: 1 }, flashAttention: true,
       experimentalKvCacheKeyType: 'Q8_0', experimentalKvCacheValueType: 'Q8_0' });
-    const sequence = context.getSequence();
-    const want = { generateNext: { logits: true } };
-    let out;
-    for (let i = 0; i < run.prompt.length; i++) {
-      out = await sequence.controlledEvaluate([i === run.prompt.length - 1 ? [run.prompt[i], want] : run.prompt[i]]);
-    }
-    let logits = byId(out[0].next.logits, 512);
-    const first = logits;
-    const greedy = [], margins = [], stepTop = [];
-    for (let s = 0; s < run.steps; s++) {
-      const { id, margin } = top2(logits);
-      greedy.push(id);
-      margins.push(margin);
-      stepTop.push(topK(logits, 16));
-      if (s + 1 === run.steps) break;
-      out = await sequence.controlledEvaluate([[id, want]]);
-      logits = byId(out[0].next.logits, 512);
-    }
-    runs.push({ n_ctx: run.nCtx, prompt_ids: run.prompt, logits: first, greedy_ids: greedy, margins, step_top: stepTop });
+    const steps = await recordSteps(context.getSequence(), run.prompt, run.steps, 512, { tokenByToken: true });
+    runs.push({ n_ctx: run.nCtx, prompt_ids: run.prompt, ...steps });
     await context.dispose();
   }
   await model.dispose();
   const reference = { file: path.basename(file), sha256: sha256(file), fnv1a64: fnv1a64(file),
     engine: 'llama.cpp (node-llama-cpp 3.22.1, CPU, Q8_0 K and V cache, flash attention, 1 thread, the prompt token by token)', runs };
   const outFile = path.join(here, `${name}-F32.json`);
-  const short = (key, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(9)) : v);
-  fs.writeFileSync(outFile, JSON.stringify(reference, short) + '\n');
+  fs.writeFileSync(outFile, referenceJson(reference));
   console.log(`${path.relative(root, outFile)}: ${runs.length} runs, smallest margins ${runs.map((r) => Math.min(...r.margins).toFixed(3)).join('/')}`);
 }
 await llama.dispose();

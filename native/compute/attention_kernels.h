@@ -41,10 +41,10 @@ struct AttentionKernels {
   // s[r][j] = sum over i in order of q[r][i] * key(slot0 + j, i), j < n. The
   // SIMD kernels read the whole blocks around those slots and one more
   // (the cache's padding or other slots) and write nothing past s[r][n - 1].
-  void scores(const void* k, uint32_t slot0, const float* const* q, int rows, uint32_t n, float* const* s) const;
   // Q8_0: k is the first row, slot0 the first slot's row, q[r] points to the
   // query's blocks; a score is the sum over blocks in order of
   // float(integer dot) * (d_k * d_q).
+  void scores(const void* k, uint32_t slot0, const float* const* q, int rows, uint32_t n, float* const* s) const;
   // acc[r][i] += w[r][j] * value(j, i) for j < n in order, i < head_dim
   // (Q8_0: v_stride in bytes; value = d * q).
   void values(const void* v, uint64_t v_stride, const float* const* w, int rows, uint32_t n, float* const* acc) const;

@@ -162,11 +162,10 @@ void scores_q8(const void* k, uint32_t slot0, int hd, const float* const* q, int
 
 void values_q8(const void* v, uint64_t v_stride, int hd, const float* const* w, int rows, uint32_t n, float* const* acc,
                bool simd) {
-  const int nb = hd / QK8_0;
   const auto* base = static_cast<const uint8_t*>(v);
 #ifdef __wasm_simd128__
   if (simd) {
-    for (int b = 0; b < nb; ++b) {
+    for (int b = 0; b < hd / QK8_0; ++b) {
       v128_t o[AttentionKernels::kMaxRows][8];
       for (int r = 0; r < rows; ++r)
         for (int x = 0; x < 8; ++x) o[r][x] = wasm_v128_load(acc[r] + b * QK8_0 + 4 * x);

@@ -123,7 +123,8 @@ struct Table {
       rows[static_cast<int>(GgmlType::Q5_K)].wide_one_token = false;
       rows[static_cast<int>(GgmlType::Q6_K)].vec_dot = vec_dot_q6_K_q8_K_relaxed;
       rows[static_cast<int>(GgmlType::Q6_K)].wide_one_token = false;
-      // The 32-weight types with unsigned levels: every token count, one
+      // The 32-weight types with unsigned levels (MXFP4's shifted to be):
+      // every token count, one
       // token included, through the relaxed group kernel (its own bits, the
       // same for any number of tokens). Not Q5_1: its one-token speed fell
       // to 0.77x SIMD-128's (6.3 against 8.1 GB/s; matmul 1.41x).
@@ -134,7 +135,8 @@ struct Table {
       };
       for (const Group& g : {Group{GgmlType::Q4_0, vec_dot_q4_0_q8_0g_relaxed, WideForm::Q8_0Groups},
                              Group{GgmlType::Q5_0, vec_dot_q5_0_q8_0g_relaxed, WideForm::Q8_0Groups},
-                             Group{GgmlType::Q4_1, vec_dot_q4_1_q8_1g_relaxed, WideForm::Q8_1Groups}}) {
+                             Group{GgmlType::Q4_1, vec_dot_q4_1_q8_1g_relaxed, WideForm::Q8_1Groups},
+                             Group{GgmlType::MXFP4, vec_dot_mxfp4_q8_0g_relaxed, WideForm::Q8_0Groups}}) {
         QuantTraits& t = rows[static_cast<int>(g.type)];
         t.vec_dot_wide = g.dot;
         t.wide_form = g.form;

@@ -1,5 +1,6 @@
 // The relaxed-SIMD kernel shared by the 32-weight types with unsigned levels
-// (Q4_0, Q5_0: w = d (q - offset); Q4_1: w = d q + m), for 1 to
+// (Q4_0, Q5_0: w = d (q - offset); Q4_1: w = d q + m; MXFP4: its signed
+// table values plus 12, offset 12), for 1 to
 // kMaxWideTokens tokens. The levels (0..31) are the 7-bit operand of the
 // 8-bit dot and the int8 activations the other, so a block's 32 products take
 // two dots into int16 lanes (|sum| <= 4 * 127 * 31) and one widening add.
@@ -13,10 +14,10 @@
 // that arithmetic whatever the number of tokens in the call, so a batched
 // prompt gives the bits of token-by-token decoding.
 //
-// Levels (one per type) provides: Block; kOffsetShift (offset = 1 <<
-// kOffsetShift; -1 for the min types); levels(block, &lo, &hi), the levels
-// of weights 0-15 and 16-31 as bytes; scale(block) and, for the min types,
-// min(block).
+// Levels (one per type) provides: Block; kOffset (0 for the min types);
+// levels(block, &lo, &hi), the levels of weights 0-15 and 16-31 as bytes in
+// 0..63 (so that a lane's 4 products stay within int16); scale(block) and,
+// for the min types, min(block).
 #pragma once
 #ifdef __wasm_simd128__
 
@@ -39,7 +40,18 @@ inline v128_t relaxed_block_dot(v128_t lo, v128_t hi, const int8_t* q8) {
 template <typename Levels>
 struct RelaxedGroups {
   using Block = typename Levels::Block;
-  static constexpr bool kHasMin = Levels::kOffsetShift < 0;
+  static constexpr bool kHasMin = Levels::kOffset == 0;
+  static_assert(Levels::kOffset >= 0 && Levels::kOffset <= 63);
+
+  // offset * sum(a), lane by lane (a shift where the offset is a power of 2).
+  static v128_t offset_times(v128_t sums) {
+    constexpr int k = Levels::kOffset;
+    if constexpr ((k & (k - 1)) == 0) {
+      return wasm_i32x4_shl(sums, __builtin_ctz(k));
+    } else {
+      return wasm_i32x4_mul(sums, wasm_i32x4_splat(k));
+    }
+  }
   using Act = std::conditional_t<kHasMin, group_q8_1r, group_q8_0r>;
 
   // A group of a weight row: levels, scales and mins of blocks [0, count);
@@ -72,7 +84,7 @@ struct RelaxedGroups {
       return wasm_f32x4_add(acc, wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(g.d, wasm_v128_load(y.d))),
                                                 wasm_f32x4_mul(g.m, wasm_v128_load(y.s))));
     } else {
-      q = wasm_i32x4_sub(q, wasm_i32x4_shl(wasm_v128_load(y.sums), Levels::kOffsetShift));
+      q = wasm_i32x4_sub(q, offset_times(wasm_v128_load(y.sums)));
       return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(g.d, wasm_v128_load(y.d))));
     }
   }

@@ -1,5 +1,6 @@
 // The 32-weight types with unsigned levels on the relaxed group kernel
 // (group_kernel_relaxed.h): how each one's levels, scale and min unpack.
+// MXFP4's levels are signed (-12..12): looked up plus 12, they are unsigned.
 // (Not Q5_1: its one-token kernel came out slower than SIMD-128's.)
 #include "quant/relaxed/relaxed_kernels.h"
 #ifdef __wasm_simd128__
@@ -34,27 +35,52 @@ inline void nibbles5(const uint8_t* qs, const uint8_t* qh, v128_t* lo, v128_t* h
 
 struct Q4_0Levels {
   using Block = block_q4_0;
-  static constexpr int kOffsetShift = 3;  // w = d (q - 8)
+  static constexpr int kOffset = 8;  // w = d (q - 8)
   static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles(b.qs, lo, hi); }
   static float scale(const Block& b) { return fp16_to_fp32_fast(b.d); }
 };
 
 struct Q5_0Levels {
   using Block = block_q5_0;
-  static constexpr int kOffsetShift = 4;  // w = d (q - 16)
+  static constexpr int kOffset = 16;  // w = d (q - 16)
   static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles5(b.qs, b.qh, lo, hi); }
   static float scale(const Block& b) { return fp16_to_fp32_fast(b.d); }
 };
 
 struct Q4_1Levels {
   using Block = block_q4_1;
-  static constexpr int kOffsetShift = -1;  // w = d q + m
+  static constexpr int kOffset = 0;  // w = d q + m
   static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles(b.qs, lo, hi); }
   static float scale(const Block& b) { return fp16_to_fp32_fast(b.d); }
   static float min(const Block& b) { return fp16_to_fp32_fast(b.m); }
 };
 
+struct MxFp4Levels {
+  using Block = block_mxfp4;
+  static constexpr int kOffset = 12;  // kValuesMxfp4 spans -12..12
+  struct Table {
+    alignas(16) int8_t v[16];
+  };
+  static constexpr Table kLevels = [] {
+    Table t{};
+    for (int i = 0; i < 16; ++i) t.v[i] = static_cast<int8_t>(kValuesMxfp4[i] + kOffset);
+    return t;
+  }();
+  static void levels(const Block& b, v128_t* lo, v128_t* hi) {
+    const v128_t table = wasm_v128_load(kLevels.v);
+    nibbles(b.qs, lo, hi);
+    *lo = wasm_i8x16_swizzle(table, *lo);
+    *hi = wasm_i8x16_swizzle(table, *hi);
+  }
+  static float scale(const Block& b) { return e8m0_to_fp32_half(b.e); }
+};
+
 }  // namespace
+
+void vec_dot_mxfp4_q8_0g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                                 int64_t out_stride) {
+  simd::RelaxedGroups<MxFp4Levels>::dot(n, w, a, act_stride, n_tokens, out, out_stride);
+}
 
 void vec_dot_q4_0_q8_0g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                                 int64_t out_stride) {

@@ -13,7 +13,7 @@ float vec_dot_q4_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_tq2_0_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q5_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q6_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
-// The 32-weight types with unsigned levels against grouped int8 activations
+// The 32-weight types with unsigned levels (MXFP4: offset) against grouped int8 activations
 // (group_q8_0r, group_q8_1r in wide_activations.h), 1 to kMaxWideTokens
 // tokens per pass (QuantTraits::vec_dot_wide; group_kernel_relaxed.h).
 #define WASMLM_DECLARE_RELAXED_GROUP_DOT(name)                                                                   \
@@ -22,6 +22,7 @@ float vec_dot_q6_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 WASMLM_DECLARE_RELAXED_GROUP_DOT(q4_0_q8_0g)
 WASMLM_DECLARE_RELAXED_GROUP_DOT(q5_0_q8_0g)
 WASMLM_DECLARE_RELAXED_GROUP_DOT(q4_1_q8_1g)
+WASMLM_DECLARE_RELAXED_GROUP_DOT(mxfp4_q8_0g)
 #undef WASMLM_DECLARE_RELAXED_GROUP_DOT
 #endif
 

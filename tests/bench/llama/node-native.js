@@ -1,8 +1,16 @@
 // Native llama.cpp (node-llama-cpp's prebuilt CPU binary): one run, timed as
 // bench-ours.js times wasmlm, printed as one JSON line.
 //   node node-native.js MODEL.gguf THREADS '[prompt ids]' N_GEN ['[banned ids]' [CONTEXT]]
-import { getLlama, TokenBias } from 'node-llama-cpp';
+// WASMLM_BENCH_NATIVE_ROOT: a tree from native-cpu.js (run with
+// --preserve-symlinks), for llama.cpp at that x86 level. The line reports the
+// CPU backend ggml loaded and the buffers the weights went to (AMX,
+// CPU_REPACK: repacked for the backend's matrix kernels; CPU_Mapped: as in
+// the file).
+import path from 'node:path';
 import { BANNED_BELOW } from './bench-ours.js';
+
+const root = process.env.WASMLM_BENCH_NATIVE_ROOT;
+const { getLlama, TokenBias } = await import(root ? path.join(root, 'node_modules/node-llama-cpp/dist/index.js') : 'node-llama-cpp');
 
 const [modelPath, threadsArg, promptArg, nGenArg, bannedArg = '[]', contextArg = '512'] = process.argv.slice(2);
 const threads = Number(threadsArg);
@@ -11,7 +19,16 @@ const nGen = Number(nGenArg);
 
 try {
   // maxThreads 0: the context's `threads` is the number actually used
-  const llama = await getLlama({ gpu: false, build: 'never', usePrebuiltBinaries: true, skipDownload: true, maxThreads: 0, logLevel: 'error' });
+  let cpuBackend = null;
+  const weightBuffers = new Set();
+  const logger = (level, message) => {
+    const backend = /loaded CPU backend from .*libggml-cpu-([\w-]+)\.so/.exec(message);
+    if (backend) cpuBackend = backend[1];
+    const buffer = /load_tensors: +(\S+) model buffer size/.exec(message);
+    if (buffer) weightBuffers.add(buffer[1]);
+    if (level === 'error' || level === 'fatal') process.stderr.write(message);
+  };
+  const llama = await getLlama({ gpu: false, build: 'never', usePrebuiltBinaries: true, skipDownload: true, maxThreads: 0, logLevel: 'log', logger });
   const t0 = performance.now();
   const model = await llama.loadModel({ modelPath, gpuLayers: 0 });
   const context = await model.createContext({ contextSize: Number(contextArg), batchSize: 512, sequences: 1, threads: { ideal: threads, min: threads }, flashAttention: false });
@@ -38,6 +55,7 @@ try {
   console.log(JSON.stringify({
     threads: context.currentThreads ?? threads, loadMs, promptMs: run.promptMs, decodeMs: run.decodeMs,
     promptTokens: prompt.length, decodeSteps: nGen, tokens: run.tokens, finite: true,
+    cpuBackend, weightBuffers: [...weightBuffers],
   }));
   await context.dispose();
   await model.dispose();

@@ -5,7 +5,7 @@
 // (installs the anchors on first use):
 //
 //   bash tests/bench/llama/run.sh [--archs llama] [--sizes S,M] [--types Q8_0,Q4_0,Q4_K] [--threads 1,2]
-//        [--engines ours-chromium,ours-node,wllama,native] [--wllama-builds default,compat]
+//        [--engines ours-chromium,ours-node,wllama,native,native-avx2] [--wllama-builds default,compat]
 //        [--prompt 128] [--gen 64] [--depths 128,1024,4096,8192] [--models DIR] [--json OUT.json]
 //   bash tests/bench/llama/run.sh --archs qwen3,gemma3              # Qwen3-0.6B and Gemma-3-1B shapes
 //   bash tests/bench/llama/run.sh --archs rwkv6,rwkv7 --types F16,Q8_0,Q5_1   # the RWKV rows
@@ -41,13 +41,17 @@ import { startServer } from '../../../scripts/serve.js';
 import { BANNED_BELOW } from './bench-ours.js';
 import { ensureModel, MORE_TYPES, SIZES, TYPES } from './gen-model.js';
 import { ensureDecoderModel } from './gen-decoder-model.js';
+import { nativeTree } from './native-cpu.js';
 import { ensureRwkvModel, RWKV_ARCHS, RWKV_EOT, RWKV_TYPES } from './gen-rwkv-model.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../js/helpers/chromium.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../../..');
 const TESTDATA = process.env.WASMLM_TESTDATA ?? path.resolve(REPO, '..', 'shared', 'testdata');
-const ENGINES = ['native', 'ours-node', 'ours-chromium', 'wllama'];
+// native: llama.cpp with the best CPU backend for this CPU (on a server CPU
+// with AMX, its matrix unit); native-avx2: llama.cpp as on an AVX2 machine
+// (native-cpu.js), which is what most users' CPUs are.
+const ENGINES = ['native', 'native-avx2', 'ours-node', 'ours-chromium', 'wllama'];
 const WLLAMA_BUILDS = ['default', 'compat'];
 // Per architecture: the LLaMA and RWKV rows' targets, and the other decoders' (issue 15).
 const LLAMA_TARGETS = { decodeVsNative: 0.5, promptVsNative: 0.25, vsWllama: 3 };
@@ -202,9 +206,9 @@ async function snapshot() {
 let childEnv = {};
 
 /** Runs one of the Node scripts in a child process; resolves to its JSON line. */
-function runChild(script, args) {
+function runChild(script, args, { nodeFlags = [], env = {} } = {}) {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(HERE, script), ...args], { maxBuffer: 64 << 20, timeout: 30 * 60_000, env: { ...process.env, ...childEnv } },
+    execFile(process.execPath, [...nodeFlags, path.join(HERE, script), ...args], { maxBuffer: 64 << 20, timeout: 30 * 60_000, env: { ...process.env, ...childEnv, ...env } },
       (error, stdout, stderr) => {
         const line = stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
         if (line) return resolve(JSON.parse(line));
@@ -343,22 +347,23 @@ function report(rows, opts) {
   const prompts = opts.depths ? `prompts of ${opts.depths.join(', ')} tokens (model @ depth)` : `prompt ${opts.nPrompt} tokens`;
   out.push(`## wasmlm vs wllama vs llama.cpp — ${prompts}, decode ${opts.nGen} greedy steps (tokens/s)`);
   out.push('');
-  out.push('| model | type | thr | engine | prompt t/s | decode t/s | prompt ours/wllama | decode ours/wllama | prompt ours/native | decode ours/native | same tokens as native | notes |');
-  out.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  out.push('| model | type | thr | engine | prompt t/s | decode t/s | prompt ours/wllama | decode ours/wllama | prompt ours/native | decode ours/native | prompt ours/native AVX2 | decode ours/native AVX2 | same tokens as native | notes |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) {
     const native = row.native;
+    const avx2 = row['native-avx2'];
     const wl = row.wllama;
     const line = (name, r, ours, note = '') => {
       if (!r) return;
       if (r.error) {
-        out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${name} | error | | | | | | | ${r.error.split('\n')[0].slice(0, 120)} |`);
+        out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${name} | error | | | | | | | | | ${r.error.split('\n')[0].slice(0, 120)} |`);
         return;
       }
       const p = tps(r, 'prompt');
       const d = tps(r, 'decode');
       const cells = ours
-        ? [ratio(p, tps(wl, 'prompt')), ratio(d, tps(wl, 'decode')), ratio(p, tps(native, 'prompt')), ratio(d, tps(native, 'decode'))].map(fmtRatio)
-        : ['', '', '', ''];
+        ? [wl, native, avx2].flatMap((anchor) => [ratio(p, tps(anchor, 'prompt')), ratio(d, tps(anchor, 'decode'))]).map(fmtRatio)
+        : ['', '', '', '', '', ''];
       const threadNote = r.threads != null && r.threads !== row.threads ? ` ran ${r.threads} thread(s)` : '';
       const finiteNote = r.finite === false ? ' NON-FINITE LOGITS' : '';
       out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${name} | ${fmt(p)} | ${fmt(d)} | ${cells.join(' | ')} | ${r === native ? '(reference)' : agreement(r, native) ?? textAgreement(r, row.nativeText) ?? '—'} | ${note}${threadNote}${finiteNote} |`);
@@ -367,7 +372,10 @@ function report(rows, opts) {
     line('wasmlm, Node', row['ours-node'], true);
     const sameAsOurs = textAgreement(wl, row.oursText);
     line('wllama', wl, false, wl && !wl.error ? `best of: ${wl.all}${sameAsOurs ? `; text = wasmlm's for ${sameAsOurs}` : ''}` : '');
-    line('llama.cpp native', native, false, row.threads > 1 ? "node-llama-cpp's 2-thread decode is unreliable on this VM (compare with its 1-thread row)" : '');
+    const nativeNote = (r) => [r?.cpuBackend && `CPU backend ${r.cpuBackend}, weights in ${r.weightBuffers.join(' + ')}`,
+      row.threads > 1 && "node-llama-cpp's 2-thread decode is unreliable on this VM (compare with its 1-thread row)"].filter(Boolean).join('; ');
+    line('llama.cpp native', native, false, nativeNote(native));
+    line('llama.cpp native AVX2', avx2, false, nativeNote(avx2));
   }
   out.push('');
   const rowTargets = (row) => (opts.depths ? depthTargets(row.depth) : targetsFor(row.arch, row.type));
@@ -378,8 +386,8 @@ function report(rows, opts) {
     out.push(`Targets for ${label} (wasmlm in Chromium): decode ≥ ${t.decodeVsNative * 100}% of native and ≥ ${t.vsWllama}× wllama; prompt ≥ ${t.promptVsNative * 100}% of native and ≥ ${t.vsWllama}× wllama${opts.depths ? `; prompt with 2 threads ≥ ${DEPTH_THREAD_SCALING}× 1 thread` : ''}.`);
   }
   out.push('');
-  out.push('| model | type | thr | decode vs native | decode vs wllama | prompt vs native | prompt vs wllama | decode vs native 1-thread | prompt vs 1 thread |');
-  out.push('|---|---|---|---|---|---|---|---|---|');
+  out.push('| model | type | thr | decode vs native | decode vs wllama | prompt vs native | prompt vs wllama | decode vs native 1-thread | prompt vs 1 thread | decode vs native AVX2 | prompt vs native AVX2 |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|---|');
   const mark = (x, target) => (x == null ? '—' : `${x.toFixed(2)}${x >= target ? ' ✓' : ' ✗'}`);
   for (const row of rows) {
     const ours = row['ours-chromium'];
@@ -389,7 +397,7 @@ function report(rows, opts) {
     // node-llama-cpp's 2-thread decode is unreliable here: also compare with its 1-thread figure
     const row1 = rows.find((r) => r.model === row.model && r.type === row.type && r.threads === 1);
     const scaling = row.threads > 1 ? ratio(p, tps(row1?.['ours-chromium'], 'prompt')) : null;
-    out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${mark(ratio(d, tps(row.native, 'decode')), t.decodeVsNative)} | ${mark(ratio(d, tps(row.wllama, 'decode')), t.vsWllama)} | ${mark(ratio(p, tps(row.native, 'prompt')), t.promptVsNative)} | ${mark(ratio(p, tps(row.wllama, 'prompt')), t.vsWllama)} | ${row.threads > 1 ? mark(ratio(d, tps(row1?.native, 'decode')), t.decodeVsNative) : ''} | ${row.threads > 1 ? (opts.depths ? mark(scaling, DEPTH_THREAD_SCALING) : fmt(scaling, 2)) : ''} |`);
+    out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${mark(ratio(d, tps(row.native, 'decode')), t.decodeVsNative)} | ${mark(ratio(d, tps(row.wllama, 'decode')), t.vsWllama)} | ${mark(ratio(p, tps(row.native, 'prompt')), t.promptVsNative)} | ${mark(ratio(p, tps(row.wllama, 'prompt')), t.vsWllama)} | ${row.threads > 1 ? mark(ratio(d, tps(row1?.native, 'decode')), t.decodeVsNative) : ''} | ${row.threads > 1 ? (opts.depths ? mark(scaling, DEPTH_THREAD_SCALING) : fmt(scaling, 2)) : ''} | ${mark(ratio(d, tps(row['native-avx2'], 'decode')), t.decodeVsNative)} | ${mark(ratio(p, tps(row['native-avx2'], 'prompt')), t.promptVsNative)} |`);
   }
   out.push('');
   out.push('Same tokens as native: leading greedy tokens equal to native llama.cpp\'s (information only: the weights are random, so close logits make greedy paths part early).');
@@ -475,6 +483,11 @@ async function main() {
           return r;
         };
         if (opts.engines.includes('native')) row.native = await step('native', () => runChild('node-native.js', args));
+        if (opts.engines.includes('native-avx2')) {
+          row['native-avx2'] = await step('native AVX2', () => runChild('node-native.js', args, {
+            nodeFlags: ['--preserve-symlinks'], env: { WASMLM_BENCH_NATIVE_ROOT: nativeTree('avx2') },
+          }));
+        }
         if (opts.engines.includes('ours-node')) row['ours-node'] = await step('ours-node', () => runChild('node-ours.js', args));
         if (opts.engines.includes('ours-chromium')) {
           row['ours-chromium'] = await step('ours-chromium', () => browser.ours(file, { threads, prompt, nGen: opts.nGen, banned, contextLength }));

@@ -121,6 +121,12 @@ struct Table {
       rows[static_cast<int>(GgmlType::Q4_K)].wide_one_token = false;
       rows[static_cast<int>(GgmlType::Q5_K)].vec_dot = vec_dot_q5_K_q8_K_relaxed;
       rows[static_cast<int>(GgmlType::Q5_K)].wide_one_token = false;
+      // Their prompts: the relaxed dot on int8 activations too (same bits).
+      for (GgmlType type : {GgmlType::Q4_K, GgmlType::Q5_K}) {
+        QuantTraits& t = rows[static_cast<int>(type)];
+        t.vec_dot_wide = type == GgmlType::Q4_K ? vec_dot_q4_K_q8_K_tokens_relaxed : vec_dot_q5_K_q8_K_tokens_relaxed;
+        t.wide_form = WideForm::Q8_KAsIs;
+      }
       rows[static_cast<int>(GgmlType::Q6_K)].vec_dot = vec_dot_q6_K_q8_K_relaxed;
       rows[static_cast<int>(GgmlType::Q6_K)].wide_one_token = false;
       // The 32-weight types with unsigned levels (MXFP4's shifted to be):

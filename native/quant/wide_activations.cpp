@@ -1,5 +1,7 @@
 #include "quant/wide_activations.h"
 
+#include <cstring>
+
 #include "quant/fp16.h"
 
 namespace wasmlm {
@@ -46,12 +48,17 @@ uint64_t wide_activation_bytes(WideForm form, int64_t n) {
     case WideForm::F32: return sizeof(float) * static_cast<uint64_t>(n);
     case WideForm::Q8_0Groups: return sizeof(group_q8_0r) * static_cast<uint64_t>((n / QK8_0 + 3) / 4);
     case WideForm::Q8_1Groups: return sizeof(group_q8_1r) * static_cast<uint64_t>((n / QK8_1 + 3) / 4);
+    case WideForm::Q8_KAsIs: return sizeof(block_q8_K) * static_cast<uint64_t>(n / QK_K);
     case WideForm::None: break;
   }
   return 0;
 }
 
 void widen_activations(WideForm form, const void* src, void* dst, int64_t n) {
+  if (form == WideForm::Q8_KAsIs) {
+    std::memcpy(dst, src, wide_activation_bytes(form, n));
+    return;
+  }
   if (form == WideForm::Q8_0Groups) {
     widen_groups<block_q8_0, group_q8_0r>(src, dst, n, [](const block_q8_0* x, group_q8_0r& y, int b, int32_t sum) {
       y.d[b] = x ? fp16_to_fp32(x->d) : 0.0f;

@@ -68,6 +68,7 @@ enum class WideForm : uint8_t {
   F32,         // floats x kF16RawScale
   Q8_0Groups,  // group_q8_0r
   Q8_1Groups,  // group_q8_1r
+  Q8_KAsIs,    // block_q8_K unchanged (the relaxed K-quant kernels read int8)
 };
 
 // The form widened from `vec_dot_type` activations unless a kernel asks for

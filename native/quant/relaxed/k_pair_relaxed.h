@@ -9,6 +9,7 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/k_scales.h"
+#include "quant/quant_types.h"
 #include "quant/relaxed/relaxed_simd.h"
 #include "quant/simd128.h"
 
@@ -49,6 +50,60 @@ inline float k_dot_relaxed(int64_t n, const Block* x, const block_q8_K* y, Pairs
     sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * hsum_i32(acc) - fp16_to_fp32_fast(x[i].dmin) * hsum_i32(mins));
   }
   return sum;
+}
+
+// The levels of sub-blocks J (lo0, lo1: weights 0-15, 16-31) and J + 1
+// (hi0, hi1), as bytes.
+struct PairLevels {
+  v128_t lo0, lo1, hi0, hi1;
+};
+
+// Sub-blocks J and J + 1 of super-block i against every token's activations
+// (Q8_K rows act_stride bytes apart from a): the pair is unpacked
+// (Levels::pair<J>) and its scales splatted once, and each token's integer
+// sum gains what scaled_pair_dot gives one token.
+template <int J, typename Levels, typename Block>
+inline void pair_tokens(const Block& x, int64_t i, v128_t sc16, const uint8_t* a, int64_t act_stride, int n_tokens,
+                        v128_t* isum) {
+  const PairLevels l = Levels::template pair<J>(x);
+  const v128_t s0 = wasm_i16x8_shuffle(sc16, sc16, J, J, J, J, J, J, J, J);
+  const v128_t s1 = wasm_i16x8_shuffle(sc16, sc16, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1);
+  // Rolled, isum in memory: as k_tokens.h's dot64_tokens, for V8's 16 vector registers.
+#pragma clang loop unroll(disable)
+  for (int t = 0; t < n_tokens; ++t) {
+    const int8_t* q8 = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i].qs + 32 * J;
+    const v128_t lo = relaxed_dot32(q8, l.lo0, l.lo1), hi = relaxed_dot32(q8 + 32, l.hi0, l.hi1);
+    isum[t] = wasm_i32x4_add(isum[t], wasm_i32x4_add(wasm_i32x4_dot_i16x8(lo, s0), wasm_i32x4_dot_i16x8(hi, s1)));
+  }
+}
+
+// 1 to kMaxWideTokens tokens of Q4_K or Q5_K weights x against Q8_K
+// activations as they are (WideForm::Q8_KAsIs), a row's super-blocks
+// unpacked once for all of them. Every token gets k_dot_relaxed's integer
+// sums and float arithmetic: the reference's bits, as one token alone.
+template <typename Levels, typename Block>
+inline void k_tokens_relaxed(int64_t n, const Block* x, const void* activations, int64_t act_stride, int n_tokens,
+                             float* out, int64_t out_stride) {
+  const auto* a = static_cast<const uint8_t*>(activations);
+  float sum[kMaxWideTokens];
+  v128_t isum[kMaxWideTokens];
+  for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
+    const v128_t sc16 = wasm_u16x8_extend_low_u8x16(scales_mins), m16 = wasm_u16x8_extend_high_u8x16(scales_mins);
+    for (int t = 0; t < n_tokens; ++t) isum[t] = wasm_i32x4_splat(0);
+    pair_tokens<0, Levels>(x[i], i, sc16, a, act_stride, n_tokens, isum);
+    pair_tokens<2, Levels>(x[i], i, sc16, a, act_stride, n_tokens, isum);
+    pair_tokens<4, Levels>(x[i], i, sc16, a, act_stride, n_tokens, isum);
+    pair_tokens<6, Levels>(x[i], i, sc16, a, act_stride, n_tokens, isum);
+    const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);
+    for (int t = 0; t < n_tokens; ++t) {
+      const block_q8_K& y = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i];
+      const v128_t mins = mins_dot(m16, y.bsums);
+      sum[t] += y.d * (d * hsum_i32(isum[t]) - dmin * hsum_i32(mins));
+    }
+  }
+  for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];
 }
 
 }  // namespace wasmlm::simd

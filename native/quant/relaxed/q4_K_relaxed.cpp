@@ -2,7 +2,8 @@
 // are the 7-bit operand, the int8 activations the other. Per 32 weights: two
 // dots into int16 lanes (|sum| <= 4 * 128 * 15), then one i32x4.dot_i16x8
 // with the sub-block's scale. The integer sums are the reference's, and the
-// float arithmetic is too: the same bits as vec_dot_q4_K_q8_K.
+// float arithmetic is too: the same bits as vec_dot_q4_K_q8_K. Several
+// tokens (prompts): the same per token, each sub-block pair unpacked once.
 #include "quant/relaxed/relaxed_kernels.h"
 #ifdef __wasm_simd128__
 
@@ -23,7 +24,21 @@ inline v128_t q4_K_pair(const uint8_t* q4, const int8_t* q8, v128_t sc16, v128_t
                                   wasm_u8x16_shr(v1, 4), sc16, acc);
 }
 
+struct Q4_KLevels {
+  template <int J>
+  static simd::PairLevels pair(const block_q4_K& x) {
+    const v128_t m4 = wasm_i8x16_splat(0x0F);
+    const v128_t v0 = wasm_v128_load(x.qs + 16 * J), v1 = wasm_v128_load(x.qs + 16 * J + 16);
+    return {wasm_v128_and(v0, m4), wasm_v128_and(v1, m4), wasm_u8x16_shr(v0, 4), wasm_u8x16_shr(v1, 4)};
+  }
+};
+
 }  // namespace
+
+void vec_dot_q4_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
+                                      float* out, int64_t out_stride) {
+  simd::k_tokens_relaxed<Q4_KLevels>(n, static_cast<const block_q4_K*>(w), a, act_stride, n_tokens, out, out_stride);
+}
 
 float vec_dot_q4_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   return simd::k_dot_relaxed(n, static_cast<const block_q4_K*>(w), static_cast<const block_q8_K*>(a),

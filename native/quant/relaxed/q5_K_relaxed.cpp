@@ -1,7 +1,8 @@
 // Q5_K x Q8_K, one token, with the relaxed 8-bit dot: the 5-bit levels
 // (0..31) are the 7-bit operand, as in q4_K_relaxed.cpp with the fifth bit
 // of each weight from qh. Exact integers and the reference's float
-// arithmetic: the same bits as vec_dot_q5_K_q8_K.
+// arithmetic: the same bits as vec_dot_q5_K_q8_K. Several tokens (prompts):
+// the same per token, each sub-block pair unpacked once.
 #include "quant/relaxed/relaxed_kernels.h"
 #ifdef __wasm_simd128__
 
@@ -35,7 +36,23 @@ inline v128_t q5_K_pair(const block_q5_K& x, const int8_t* q8, v128_t h0, v128_t
                                   wasm_v128_or(wasm_u8x16_shr(v1, 4), bit_to_16<J + 1>(h1)), sc16, acc);
 }
 
+struct Q5_KLevels {
+  template <int J>
+  static simd::PairLevels pair(const block_q5_K& x) {
+    const v128_t m4 = wasm_i8x16_splat(0x0F);
+    const v128_t h0 = wasm_v128_load(x.qh), h1 = wasm_v128_load(x.qh + 16);
+    const v128_t v0 = wasm_v128_load(x.qs + 16 * J), v1 = wasm_v128_load(x.qs + 16 * J + 16);
+    return {wasm_v128_or(wasm_v128_and(v0, m4), bit_to_16<J>(h0)), wasm_v128_or(wasm_v128_and(v1, m4), bit_to_16<J>(h1)),
+            wasm_v128_or(wasm_u8x16_shr(v0, 4), bit_to_16<J + 1>(h0)), wasm_v128_or(wasm_u8x16_shr(v1, 4), bit_to_16<J + 1>(h1))};
+  }
+};
+
 }  // namespace
+
+void vec_dot_q5_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
+                                      float* out, int64_t out_stride) {
+  simd::k_tokens_relaxed<Q5_KLevels>(n, static_cast<const block_q5_K*>(w), a, act_stride, n_tokens, out, out_stride);
+}
 
 float vec_dot_q5_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   return simd::k_dot_relaxed(n, static_cast<const block_q5_K*>(w), static_cast<const block_q8_K*>(a),

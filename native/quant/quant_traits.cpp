@@ -1,5 +1,7 @@
 #include "quant/quant_traits.h"
 
+#include <initializer_list>
+
 #include "quant/blocks.h"
 #include "quant/quant_types.h"
 #include "quant/relaxed/relaxed_kernels.h"
@@ -122,10 +124,18 @@ struct Table {
       rows[static_cast<int>(GgmlType::Q5_K)].vec_dot = vec_dot_q5_K_q8_K_relaxed;
       rows[static_cast<int>(GgmlType::Q5_K)].wide_one_token = false;
       // Their prompts: the relaxed dot on int8 activations too (same bits).
-      for (GgmlType type : {GgmlType::Q4_K, GgmlType::Q5_K}) {
-        QuantTraits& t = rows[static_cast<int>(type)];
-        t.vec_dot_wide = type == GgmlType::Q4_K ? vec_dot_q4_K_q8_K_tokens_relaxed : vec_dot_q5_K_q8_K_tokens_relaxed;
+      struct Tokens {
+        GgmlType type;
+        VecDotWideFn dot;
+      };
+      for (const Tokens& k : {Tokens{GgmlType::Q2_K, vec_dot_q2_K_q8_K_tokens_relaxed},
+                              Tokens{GgmlType::Q3_K, vec_dot_q3_K_q8_K_tokens_relaxed},
+                              Tokens{GgmlType::Q4_K, vec_dot_q4_K_q8_K_tokens_relaxed},
+                              Tokens{GgmlType::Q5_K, vec_dot_q5_K_q8_K_tokens_relaxed}}) {
+        QuantTraits& t = rows[static_cast<int>(k.type)];
+        t.vec_dot_wide = k.dot;
         t.wide_form = WideForm::Q8_KAsIs;
+        t.wide_tokens = kMaxWideTokens;
       }
       rows[static_cast<int>(GgmlType::Q6_K)].vec_dot = vec_dot_q6_K_q8_K_relaxed;
       rows[static_cast<int>(GgmlType::Q6_K)].wide_one_token = false;

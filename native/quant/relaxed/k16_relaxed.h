@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "quant/blocks.h"
 #include "quant/relaxed/relaxed_simd.h"
 #include "quant/simd128.h"
 
@@ -29,6 +30,26 @@ inline v128_t scaled_pair16(const int8_t* a, v128_t l0, v128_t l1, v128_t sc16, 
 // shift, native on x86 unlike u8x16.shr: the mask drops what crosses bytes).
 inline v128_t crumbs(v128_t v, int shift) {
   return wasm_v128_and(wasm_u16x8_shr(v, shift), wasm_i8x16_splat(3));
+}
+
+// Several tokens: sub-blocks J and J + 1 (levels l0, l1) of super-block i
+// against every token's 32 activations from element 16 J (Q8_K rows
+// act_stride bytes apart from a); each token's isum gains what
+// scaled_pair16 gives one token. Rolled, isum in memory (as k_tokens.h's
+// dot64_tokens, for V8's 16 vector registers).
+template <int J>
+inline void pair16_tokens(v128_t l0, v128_t l1, v128_t sc16, const uint8_t* a, int64_t i, int64_t act_stride,
+                          int n_tokens, v128_t* isum) {
+  constexpr int K = J % 8;
+  const v128_t s0 = wasm_i16x8_shuffle(sc16, sc16, K, K, K, K, K, K, K, K);
+  const v128_t s1 = wasm_i16x8_shuffle(sc16, sc16, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1);
+#pragma clang loop unroll(disable)
+  for (int t = 0; t < n_tokens; ++t) {
+    const int8_t* q8 = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i].qs + 16 * J;
+    const v128_t p0 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8), l0);
+    const v128_t p1 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), l1);
+    isum[t] = wasm_i32x4_add(isum[t], wasm_i32x4_add(wasm_i32x4_dot_i16x8(p0, s0), wasm_i32x4_dot_i16x8(p1, s1)));
+  }
 }
 
 }  // namespace wasmlm::simd

@@ -3,8 +3,8 @@
 // weight out at once, as 4 * scale * (the sub-block's activation sum, from
 // the bsums); each 16-weight sub-block's dot is scaled in one
 // i32x4.dot_i16x8. The integer sum and the float arithmetic are the
-// reference's: the same bits as vec_dot_q3_K_q8_K (and as the multi-token
-// kernel, which prompts use).
+// reference's: the same bits as vec_dot_q3_K_q8_K. Prompts: the same per
+// token, each half block unpacked once for all tokens.
 #include "quant/relaxed/relaxed_kernels.h"
 #ifdef __wasm_simd128__
 
@@ -39,7 +39,50 @@ inline v128_t q3_K_half(const uint8_t* q, v128_t hm0, v128_t hm1, const int8_t* 
                                         level(v1, 6, high4<4 * H + 3>(hm1)), sc16, acc);
 }
 
+// The same half for every token (pair16_tokens).
+template <int H>
+inline void q3_K_half_tokens(const uint8_t* q, v128_t hm0, v128_t hm1, v128_t sc16, const uint8_t* a, int64_t i,
+                             int64_t act_stride, int n_tokens, v128_t* isum) {
+  const v128_t v0 = wasm_v128_load(q), v1 = wasm_v128_load(q + 16);
+  const auto level = [](v128_t v, int shift, v128_t high) { return wasm_v128_or(simd::crumbs(v, shift), high); };
+  simd::pair16_tokens<8 * H>(level(v0, 0, high4<4 * H>(hm0)), level(v1, 0, high4<4 * H>(hm1)), sc16, a, i, act_stride,
+                             n_tokens, isum);
+  simd::pair16_tokens<8 * H + 2>(level(v0, 2, high4<4 * H + 1>(hm0)), level(v1, 2, high4<4 * H + 1>(hm1)), sc16, a, i,
+                                 act_stride, n_tokens, isum);
+  simd::pair16_tokens<8 * H + 4>(level(v0, 4, high4<4 * H + 2>(hm0)), level(v1, 4, high4<4 * H + 2>(hm1)), sc16, a, i,
+                                 act_stride, n_tokens, isum);
+  simd::pair16_tokens<8 * H + 6>(level(v0, 6, high4<4 * H + 3>(hm0)), level(v1, 6, high4<4 * H + 3>(hm1)), sc16, a, i,
+                                 act_stride, n_tokens, isum);
+}
+
 }  // namespace
+
+void vec_dot_q3_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* activations, int64_t act_stride,
+                                      int n_tokens, float* out, int64_t out_stride) {
+  const auto* x = static_cast<const block_q3_K*>(w);
+  const auto* a = static_cast<const uint8_t*>(activations);
+  float sum[kMaxWideTokens];
+  v128_t isum[kMaxWideTokens];
+  for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    alignas(16) int8_t sc[16];
+    unpack_q3_K_scales(x[i].scales, sc);
+    const v128_t scales = wasm_v128_load(sc);
+    const v128_t sc_lo = wasm_i16x8_extend_low_i8x16(scales), sc_hi = wasm_i16x8_extend_high_i8x16(scales);
+    const v128_t hm0 = wasm_v128_load(x[i].hmask), hm1 = wasm_v128_load(x[i].hmask + 16);
+    for (int t = 0; t < n_tokens; ++t) isum[t] = wasm_i32x4_splat(0);
+    q3_K_half_tokens<0>(x[i].qs, hm0, hm1, sc_lo, a, i, act_stride, n_tokens, isum);
+    q3_K_half_tokens<1>(x[i].qs + 32, hm0, hm1, sc_hi, a, i, act_stride, n_tokens, isum);
+    const float d = fp16_to_fp32_fast(x[i].d);
+    for (int t = 0; t < n_tokens; ++t) {
+      const block_q8_K& y = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i];
+      const v128_t offsets = wasm_i32x4_add(wasm_i32x4_dot_i16x8(sc_lo, wasm_v128_load(y.bsums)),
+                                            wasm_i32x4_dot_i16x8(sc_hi, wasm_v128_load(y.bsums + 8)));
+      sum[t] += d * y.d * (simd::hsum_i32(isum[t]) - 4 * simd::hsum_i32(offsets));
+    }
+  }
+  for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];
+}
 
 float vec_dot_q3_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   const auto* x = static_cast<const block_q3_K*>(w);

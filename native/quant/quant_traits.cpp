@@ -115,10 +115,7 @@ struct Table {
       rows[static_cast<int>(GgmlType::Q2_K)].wide_one_token = false;
       rows[static_cast<int>(GgmlType::Q3_K)].vec_dot = vec_dot_q3_K_q8_K_relaxed;
       rows[static_cast<int>(GgmlType::Q3_K)].wide_one_token = false;
-      // TQ2_0: the relaxed one-token kernel beats the int16 multi-token one
-      // even for prompts (32 tokens: 0.71x as fast), so matmuls call it per token.
       rows[static_cast<int>(GgmlType::TQ2_0)].vec_dot = vec_dot_tq2_0_q8_K_relaxed;
-      rows[static_cast<int>(GgmlType::TQ2_0)].vec_dot_wide = nullptr;
       rows[static_cast<int>(GgmlType::Q4_K)].vec_dot = vec_dot_q4_K_q8_K_relaxed;
       rows[static_cast<int>(GgmlType::Q4_K)].wide_one_token = false;
       rows[static_cast<int>(GgmlType::Q5_K)].vec_dot = vec_dot_q5_K_q8_K_relaxed;
@@ -128,7 +125,8 @@ struct Table {
         GgmlType type;
         VecDotWideFn dot;
       };
-      for (const Tokens& k : {Tokens{GgmlType::Q2_K, vec_dot_q2_K_q8_K_tokens_relaxed},
+      for (const Tokens& k : {Tokens{GgmlType::TQ2_0, vec_dot_tq2_0_q8_K_tokens_relaxed},
+                              Tokens{GgmlType::Q2_K, vec_dot_q2_K_q8_K_tokens_relaxed},
                               Tokens{GgmlType::Q3_K, vec_dot_q3_K_q8_K_tokens_relaxed},
                               Tokens{GgmlType::Q4_K, vec_dot_q4_K_q8_K_tokens_relaxed},
                               Tokens{GgmlType::Q5_K, vec_dot_q5_K_q8_K_tokens_relaxed}}) {

@@ -137,9 +137,7 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
     }
     ++checked;
   }
-  // With relaxed SIMD, TQ2_0's matmuls call its one-token kernel instead.
-  EXPECT_EQ(checked, 12 + 3 /*TQ1_0, TQ2_0, MXFP4*/ + 3 /*IQ2_XXS, IQ2_XS, IQ2_S*/ + 4 /*IQ3_XXS, IQ3_S, IQ1_S, IQ1_M*/ -
-                         (relaxed_simd_active() ? 1 : 0));
+  EXPECT_EQ(checked, 12 + 3 /*TQ1_0, TQ2_0, MXFP4*/ + 3 /*IQ2_XXS, IQ2_XS, IQ2_S*/ + 4 /*IQ3_XXS, IQ3_S, IQ1_S, IQ1_M*/);
 }
 
 TEST(SimdKernels, EveryVecDotMatchesItsScalarReference) {

@@ -13,9 +13,11 @@ float vec_dot_q4_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_tq2_0_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q5_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q6_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
-// Q2_K, Q3_K, Q4_K, Q5_K: 1 to kMaxWideTokens tokens against Q8_K activations as they
+// TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K: 1 to kMaxWideTokens tokens against Q8_K activations as they
 // are (QuantTraits::vec_dot_wide, WideForm::Q8_KAsIs), the bits of the
 // one-token kernels above.
+void vec_dot_tq2_0_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
+                                       float* out, int64_t out_stride);
 void vec_dot_q2_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
                                       float* out, int64_t out_stride);
 void vec_dot_q3_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,

@@ -2,12 +2,14 @@
 // t + 1 (0..2) is the 7-bit operand, so the dot of t with the activations is
 // dot(t + 1, a) - sum(a), the sum from the Q8_K block's bsums. The integer
 // sum and the float arithmetic are the reference's: the same bits as
-// vec_dot_tq2_0_q8_K (and as the multi-token kernel, which prompts use).
+// vec_dot_tq2_0_q8_K. Prompts: the same per token, each half block unpacked
+// once for all tokens.
 #include "quant/relaxed/relaxed_kernels.h"
 #ifdef __wasm_simd128__
 
 #include "quant/blocks.h"
 #include "quant/fp16.h"
+#include "quant/quant_types.h"
 #include "quant/relaxed/k16_relaxed.h"
 
 namespace wasmlm {
@@ -35,6 +37,42 @@ float vec_dot_tq2_0_q8_K_relaxed(int64_t n, const void* w, const void* a) {
     sum += static_cast<float>(isum) * (y[i].d * fp16_to_fp32_fast(x[i].d));
   }
   return sum;
+}
+
+void vec_dot_tq2_0_q8_K_tokens_relaxed(int64_t n, const void* w, const void* activations, int64_t act_stride,
+                                       int n_tokens, float* out, int64_t out_stride) {
+  const auto* x = static_cast<const block_tq2_0*>(w);
+  const auto* a = static_cast<const uint8_t*>(activations);
+  auto row = [&](int t, int64_t i) -> const block_q8_K& { return reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i]; };
+  float sum[kMaxWideTokens];
+  v128_t acc[kMaxWideTokens];
+  for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    for (int t = 0; t < n_tokens; ++t) acc[t] = wasm_i16x8_splat(0);
+    for (int half = 0; half < 2; ++half) {
+      const v128_t v0 = wasm_v128_load(x[i].qs + 32 * half), v1 = wasm_v128_load(x[i].qs + 32 * half + 16);
+      const v128_t l[8] = {simd::crumbs(v0, 0), simd::crumbs(v1, 0), simd::crumbs(v0, 2), simd::crumbs(v1, 2),
+                           simd::crumbs(v0, 4), simd::crumbs(v1, 4), simd::crumbs(v0, 6), simd::crumbs(v1, 6)};
+#pragma clang loop unroll(disable)
+      for (int t = 0; t < n_tokens; ++t) {
+        const int8_t* q8 = row(t, i).qs + 128 * half;
+        v128_t s = acc[t];
+        for (int k = 0; k < 8; ++k) s = wasm_i16x8_add(s, simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16 * k), l[k]));
+        acc[t] = s;
+      }
+    }
+    const float d = fp16_to_fp32_fast(x[i].d);
+    for (int t = 0; t < n_tokens; ++t) {
+      const block_q8_K& y = row(t, i);
+      const v128_t sums = wasm_i32x4_add(wasm_i32x4_extend_low_i16x8(wasm_v128_load(y.bsums)),
+                                         wasm_i32x4_extend_high_i16x8(wasm_v128_load(y.bsums)));
+      const v128_t all = wasm_i32x4_add(sums, wasm_i32x4_add(wasm_i32x4_extend_low_i16x8(wasm_v128_load(y.bsums + 8)),
+                                                             wasm_i32x4_extend_high_i16x8(wasm_v128_load(y.bsums + 8))));
+      const int32_t isum = simd::hsum_i32(wasm_i32x4_extadd_pairwise_i16x8(acc[t])) - simd::hsum_i32(all);
+      sum[t] += static_cast<float>(isum) * (y.d * d);
+    }
+  }
+  for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];
 }
 
 }  // namespace wasmlm

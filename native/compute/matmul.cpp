@@ -129,11 +129,16 @@ void matmul_group(const WeightMatrix* const* ws, float* const* ys, int n_mats, c
   const uint8_t* wide = nullptr;
   uint64_t wide_bytes = 0;
   if (kernels == KernelChoice::Best && t.vec_dot_wide && (n_tokens > 1 || t.wide_one_token)) {
-    wide_bytes = wide_activation_bytes(t.wide_form, w0.cols);
-    scratch.wide.resize(wide_bytes * n_tokens + 16);
-    for (int64_t tok = 0; tok < n_tokens; ++tok)
-      widen_activations(t.wide_form, act + tok * act_bytes, scratch.wide.data() + tok * wide_bytes, w0.cols);
-    wide = scratch.wide.data();
+    if (t.wide_form == WideForm::Q8_KAsIs) {  // read where they were quantized
+      wide = act;
+      wide_bytes = act_bytes;
+    } else {
+      wide_bytes = wide_activation_bytes(t.wide_form, w0.cols);
+      scratch.wide.resize(wide_bytes * n_tokens + 16);
+      for (int64_t tok = 0; tok < n_tokens; ++tok)
+        widen_activations(t.wide_form, act + tok * act_bytes, scratch.wide.data() + tok * wide_bytes, w0.cols);
+      wide = scratch.wide.data();
+    }
   }
   // One task list over the rows of all the matrices.
   int64_t first_task[8 + 1] = {0};

@@ -99,6 +99,8 @@ struct Table {
     rows[static_cast<int>(GgmlType::Q5_K)].wide_tokens = kMaxWideTokens;
     rows[static_cast<int>(GgmlType::Q6_K)].vec_dot_wide = vec_dot_q6_K_q8_Kw;
     rows[static_cast<int>(GgmlType::Q6_K)].wide_tokens = kMaxWideTokens;
+    rows[static_cast<int>(GgmlType::IQ4_XS)].vec_dot_wide = vec_dot_iq4_xs_q8_Kw;
+    rows[static_cast<int>(GgmlType::IQ4_XS)].wide_one_token = false;
     rows[static_cast<int>(GgmlType::IQ3_XXS)].vec_dot_wide = vec_dot_iq3_xxs_q8_Kw;
     rows[static_cast<int>(GgmlType::IQ3_S)].vec_dot_wide = vec_dot_iq3_s_q8_Kw;
     rows[static_cast<int>(GgmlType::IQ1_S)].vec_dot_wide = vec_dot_iq1_s_q8_Kw;

@@ -10,6 +10,7 @@
 
 #include "quant/blocks.h"
 #include "quant/fp16.h"
+#include "quant/q3_K_parts.h"
 #include "quant/quant_types.h"
 #include "quant/relaxed/k16_relaxed.h"
 
@@ -65,20 +66,14 @@ void vec_dot_q3_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* acti
   v128_t isum[kMaxWideTokens];
   for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
   for (int64_t i = 0; i < n / QK_K; ++i) {
-    alignas(16) int8_t sc[16];
-    unpack_q3_K_scales(x[i].scales, sc);
-    const v128_t scales = wasm_v128_load(sc);
-    const v128_t sc_lo = wasm_i16x8_extend_low_i8x16(scales), sc_hi = wasm_i16x8_extend_high_i8x16(scales);
-    const v128_t hm0 = wasm_v128_load(x[i].hmask), hm1 = wasm_v128_load(x[i].hmask + 16);
+    const simd::Q3KParts p(x[i]);
     for (int t = 0; t < n_tokens; ++t) isum[t] = wasm_i32x4_splat(0);
-    q3_K_half_tokens<0>(x[i].qs, hm0, hm1, sc_lo, a, i, act_stride, n_tokens, isum);
-    q3_K_half_tokens<1>(x[i].qs + 32, hm0, hm1, sc_hi, a, i, act_stride, n_tokens, isum);
+    q3_K_half_tokens<0>(x[i].qs, p.hm0, p.hm1, p.sc_lo, a, i, act_stride, n_tokens, isum);
+    q3_K_half_tokens<1>(x[i].qs + 32, p.hm0, p.hm1, p.sc_hi, a, i, act_stride, n_tokens, isum);
     const float d = fp16_to_fp32_fast(x[i].d);
     for (int t = 0; t < n_tokens; ++t) {
       const block_q8_K& y = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i];
-      const v128_t offsets = wasm_i32x4_add(wasm_i32x4_dot_i16x8(sc_lo, wasm_v128_load(y.bsums)),
-                                            wasm_i32x4_dot_i16x8(sc_hi, wasm_v128_load(y.bsums + 8)));
-      sum[t] += d * y.d * (simd::hsum_i32(isum[t]) - 4 * simd::hsum_i32(offsets));
+      sum[t] += d * y.d * (simd::hsum_i32(isum[t]) - p.offsets(y.bsums));
     }
   }
   for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];
@@ -89,16 +84,10 @@ float vec_dot_q3_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   const auto* y = static_cast<const block_q8_K*>(a);
   float sum = 0;
   for (int64_t i = 0; i < n / QK_K; ++i) {
-    alignas(16) int8_t sc[16];
-    unpack_q3_K_scales(x[i].scales, sc);
-    const v128_t scales = wasm_v128_load(sc);
-    const v128_t sc_lo = wasm_i16x8_extend_low_i8x16(scales), sc_hi = wasm_i16x8_extend_high_i8x16(scales);
-    const v128_t hm0 = wasm_v128_load(x[i].hmask), hm1 = wasm_v128_load(x[i].hmask + 16);
-    v128_t acc = q3_K_half<0>(x[i].qs, hm0, hm1, y[i].qs, sc_lo, wasm_i32x4_splat(0));
-    acc = q3_K_half<1>(x[i].qs + 32, hm0, hm1, y[i].qs + 128, sc_hi, acc);
-    const v128_t offsets = wasm_i32x4_add(wasm_i32x4_dot_i16x8(sc_lo, wasm_v128_load(y[i].bsums)),
-                                          wasm_i32x4_dot_i16x8(sc_hi, wasm_v128_load(y[i].bsums + 8)));
-    sum += fp16_to_fp32_fast(x[i].d) * y[i].d * (simd::hsum_i32(acc) - 4 * simd::hsum_i32(offsets));
+    const simd::Q3KParts p(x[i]);
+    v128_t acc = q3_K_half<0>(x[i].qs, p.hm0, p.hm1, y[i].qs, p.sc_lo, wasm_i32x4_splat(0));
+    acc = q3_K_half<1>(x[i].qs + 32, p.hm0, p.hm1, y[i].qs + 128, p.sc_hi, acc);
+    sum += fp16_to_fp32_fast(x[i].d) * y[i].d * (simd::hsum_i32(acc) - p.offsets(y[i].bsums));
   }
   return sum;
 }

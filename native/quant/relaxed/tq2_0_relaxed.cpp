@@ -14,6 +14,19 @@
 
 namespace wasmlm {
 
+namespace {
+
+// A block's integer dot: the relaxed dots of t + 1 (acc's int16 lanes) less
+// the sum of its 256 activations (from the bsums).
+inline int32_t block_isum(v128_t acc, const block_q8_K& y) {
+  const v128_t ones = wasm_i16x8_splat(1);
+  const v128_t all = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_v128_load(y.bsums), ones),
+                                    wasm_i32x4_dot_i16x8(wasm_v128_load(y.bsums + 8), ones));
+  return simd::hsum_i32(wasm_i32x4_sub(wasm_i32x4_extadd_pairwise_i16x8(acc), all));
+}
+
+}  // namespace
+
 float vec_dot_tq2_0_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   const auto* x = static_cast<const block_tq2_0*>(w);
   const auto* y = static_cast<const block_q8_K*>(a);
@@ -29,12 +42,7 @@ float vec_dot_tq2_0_q8_K_relaxed(int64_t n, const void* w, const void* a) {
         acc = wasm_i16x8_add(acc, simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), simd::crumbs(v1, 2 * l)));
       }
     }
-    const v128_t sums = wasm_i32x4_add(wasm_i32x4_extend_low_i16x8(wasm_v128_load(y[i].bsums)),
-                                       wasm_i32x4_extend_high_i16x8(wasm_v128_load(y[i].bsums)));
-    const v128_t all = wasm_i32x4_add(sums, wasm_i32x4_add(wasm_i32x4_extend_low_i16x8(wasm_v128_load(y[i].bsums + 8)),
-                                                           wasm_i32x4_extend_high_i16x8(wasm_v128_load(y[i].bsums + 8))));
-    const int32_t isum = simd::hsum_i32(wasm_i32x4_extadd_pairwise_i16x8(acc)) - simd::hsum_i32(all);
-    sum += static_cast<float>(isum) * (y[i].d * fp16_to_fp32_fast(x[i].d));
+    sum += static_cast<float>(block_isum(acc, y[i])) * (y[i].d * fp16_to_fp32_fast(x[i].d));
   }
   return sum;
 }
@@ -64,12 +72,7 @@ void vec_dot_tq2_0_q8_K_tokens_relaxed(int64_t n, const void* w, const void* act
     const float d = fp16_to_fp32_fast(x[i].d);
     for (int t = 0; t < n_tokens; ++t) {
       const block_q8_K& y = row(t, i);
-      const v128_t sums = wasm_i32x4_add(wasm_i32x4_extend_low_i16x8(wasm_v128_load(y.bsums)),
-                                         wasm_i32x4_extend_high_i16x8(wasm_v128_load(y.bsums)));
-      const v128_t all = wasm_i32x4_add(sums, wasm_i32x4_add(wasm_i32x4_extend_low_i16x8(wasm_v128_load(y.bsums + 8)),
-                                                             wasm_i32x4_extend_high_i16x8(wasm_v128_load(y.bsums + 8))));
-      const int32_t isum = simd::hsum_i32(wasm_i32x4_extadd_pairwise_i16x8(acc[t])) - simd::hsum_i32(all);
-      sum[t] += static_cast<float>(isum) * (y.d * d);
+      sum[t] += static_cast<float>(block_isum(acc[t], y)) * (y.d * d);
     }
   }
   for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];

@@ -3,7 +3,7 @@
 // shift of +-1/8: w = d * (2s + 1) * (grid + delta).
 #include "quant/blocks.h"
 #include "quant/fp16.h"
-#include "quant/iq13_kernel.h"
+#include "quant/iq_groups_kernel.h"
 #include "quant/iq1_grid.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"

@@ -3,7 +3,7 @@
 // per weight and a 4-bit scale s: w = d * (1 + 2s) * grid * sign.
 #include "quant/blocks.h"
 #include "quant/fp16.h"
-#include "quant/iq13_kernel.h"
+#include "quant/iq_groups_kernel.h"
 #include "quant/iq3_grids.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"

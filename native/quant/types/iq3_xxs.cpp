@@ -6,7 +6,7 @@
 
 #include "quant/blocks.h"
 #include "quant/fp16.h"
-#include "quant/iq13_kernel.h"
+#include "quant/iq_groups_kernel.h"
 #include "quant/iq3_grids.h"
 #include "quant/iq_signs.h"
 #include "quant/quant_types.h"

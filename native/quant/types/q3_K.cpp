@@ -4,6 +4,7 @@
 
 #include "quant/blocks.h"
 #include "quant/fp16.h"
+#include "quant/q3_K_parts.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
 #include "quant/wide_activations.h"
@@ -118,14 +119,11 @@ void vec_dot_q3_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_str
     simd::token_rows(a, act_stride, y);
     float sum[T] = {};
     for (int64_t i = 0; i < n / QK_K; ++i) {
-      alignas(16) int8_t sc[16];
-      unpack_q3_K_scales(x[i].scales, sc);
-      const v128_t scales = wasm_v128_load(sc);
-      const v128_t sc_lo = wasm_i16x8_extend_low_i8x16(scales), sc_hi = wasm_i16x8_extend_high_i8x16(scales);
-      const v128_t hm0 = wasm_v128_load(x[i].hmask), hm1 = wasm_v128_load(x[i].hmask + 16);
+      const simd::Q3KParts p(x[i]);
+      const int8_t* sc = p.sc;
       // The hmask bytes times 4: bit b of a byte is then bit 2 after a shift by b.
-      const v128_t h[4] = {wasm_i16x8_shl(wasm_u16x8_extend_low_u8x16(hm0), 2), wasm_i16x8_shl(wasm_u16x8_extend_high_u8x16(hm0), 2),
-                           wasm_i16x8_shl(wasm_u16x8_extend_low_u8x16(hm1), 2), wasm_i16x8_shl(wasm_u16x8_extend_high_u8x16(hm1), 2)};
+      const v128_t h[4] = {wasm_i16x8_shl(wasm_u16x8_extend_low_u8x16(p.hm0), 2), wasm_i16x8_shl(wasm_u16x8_extend_high_u8x16(p.hm0), 2),
+                           wasm_i16x8_shl(wasm_u16x8_extend_low_u8x16(p.hm1), 2), wasm_i16x8_shl(wasm_u16x8_extend_high_u8x16(p.hm1), 2)};
       v128_t isum[T];
       for (int t = 0; t < T; ++t) isum[t] = wasm_i32x4_splat(0);
       v128_t sub[16];  // one token: the sub-blocks' unscaled dots
@@ -151,13 +149,9 @@ void vec_dot_q3_K_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_str
           }
         }
       }
-      if constexpr (T == 1) isum[0] = simd::scale_sub_dots16(sub, sc_lo, sc_hi);
+      if constexpr (T == 1) isum[0] = simd::scale_sub_dots16(sub, p.sc_lo, p.sc_hi);
       const float d = fp16_to_fp32_fast(x[i].d);
-      for (int t = 0; t < T; ++t) {
-        const int offsets = simd::hsum_i32(wasm_i32x4_add(wasm_i32x4_dot_i16x8(sc_lo, wasm_v128_load(y[t][i].bsums)),
-                                                          wasm_i32x4_dot_i16x8(sc_hi, wasm_v128_load(y[t][i].bsums + 8))));
-        sum[t] += d * y[t][i].d * (simd::hsum_i32(isum[t]) - 4 * offsets);
-      }
+      for (int t = 0; t < T; ++t) sum[t] += d * y[t][i].d * (simd::hsum_i32(isum[t]) - p.offsets(y[t][i].bsums));
     }
     for (int t = 0; t < T; ++t) out[t * out_stride] = sum[t];
   });

@@ -1,7 +1,7 @@
-// The multi-token inner step shared by the IQ3_XXS, IQ3_S and IQ1_S kernels
-// (wasm builds only): 32 decoded int8 weights with one scale against 1 to 4
-// tokens' int16 activations; and the whole kernels of the types made of such
-// groups only (IQ3_XXS, IQ3_S).
+// The multi-token inner step shared by the IQ3_XXS, IQ3_S, IQ4_XS and IQ1_S
+// kernels (wasm builds only): 32 decoded int8 weights with one scale against
+// 1 to 4 tokens' int16 activations; and the whole kernels of the types made
+// of such groups only (IQ3_XXS, IQ3_S, IQ4_XS).
 #pragma once
 #ifdef __wasm_simd128__
 

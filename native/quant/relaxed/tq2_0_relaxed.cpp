@@ -16,13 +16,13 @@ namespace wasmlm {
 
 namespace {
 
-// A block's integer dot: the relaxed dots of t + 1 (acc's int16 lanes) less
-// the sum of its 256 activations (from the bsums).
-inline int32_t block_isum(v128_t acc, const block_q8_K& y) {
+// A block's integer dot in 4 int32 lanes: the relaxed dots of t + 1 (acc's
+// int16 lanes) less the sum of its 256 activations (from the bsums).
+inline v128_t block_dot(v128_t acc, const block_q8_K& y) {
   const v128_t ones = wasm_i16x8_splat(1);
   const v128_t all = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_v128_load(y.bsums), ones),
                                     wasm_i32x4_dot_i16x8(wasm_v128_load(y.bsums + 8), ones));
-  return simd::hsum_i32(wasm_i32x4_sub(wasm_i32x4_extadd_pairwise_i16x8(acc), all));
+  return wasm_i32x4_sub(wasm_i32x4_extadd_pairwise_i16x8(acc), all);
 }
 
 }  // namespace
@@ -42,40 +42,56 @@ float vec_dot_tq2_0_q8_K_relaxed(int64_t n, const void* w, const void* a) {
         acc = wasm_i16x8_add(acc, simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), simd::crumbs(v1, 2 * l)));
       }
     }
-    sum += static_cast<float>(block_isum(acc, y[i])) * (y[i].d * fp16_to_fp32_fast(x[i].d));
+    sum += static_cast<float>(simd::hsum_i32(block_dot(acc, y[i]))) * (y[i].d * fp16_to_fp32_fast(x[i].d));
   }
   return sum;
 }
 
+// Several tokens: each half block's levels unpacked once; each token's
+// block sums reduced four tokens at a time (hsum4_i32) and its float
+// arithmetic done in the lanes of four tokens (the same IEEE operations as
+// the one-token kernel's, so the same bits).
 void vec_dot_tq2_0_q8_K_tokens_relaxed(int64_t n, const void* w, const void* activations, int64_t act_stride,
                                        int n_tokens, float* out, int64_t out_stride) {
   const auto* x = static_cast<const block_tq2_0*>(w);
   const auto* a = static_cast<const uint8_t*>(activations);
   auto row = [&](int t, int64_t i) -> const block_q8_K& { return reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i]; };
-  float sum[kMaxWideTokens];
-  v128_t acc[kMaxWideTokens];
-  for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
+  const int n_quads = (n_tokens + 3) / 4;
+  v128_t sum[kMaxWideTokens / 4];
+  v128_t acc[kMaxWideTokens], part[kMaxWideTokens];
+  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_splat(0);
+  for (int t = n_tokens; t < 4 * n_quads; ++t) part[t] = wasm_i32x4_splat(0);
   for (int64_t i = 0; i < n / QK_K; ++i) {
-    for (int t = 0; t < n_tokens; ++t) acc[t] = wasm_i16x8_splat(0);
     for (int half = 0; half < 2; ++half) {
       const v128_t v0 = wasm_v128_load(x[i].qs + 32 * half), v1 = wasm_v128_load(x[i].qs + 32 * half + 16);
       const v128_t l[8] = {simd::crumbs(v0, 0), simd::crumbs(v1, 0), simd::crumbs(v0, 2), simd::crumbs(v1, 2),
                            simd::crumbs(v0, 4), simd::crumbs(v1, 4), simd::crumbs(v0, 6), simd::crumbs(v1, 6)};
 #pragma clang loop unroll(disable)
       for (int t = 0; t < n_tokens; ++t) {
-        const int8_t* q8 = row(t, i).qs + 128 * half;
-        v128_t s = acc[t];
+        const block_q8_K& y = row(t, i);
+        const int8_t* q8 = y.qs + 128 * half;
+        v128_t s = half ? acc[t] : wasm_i16x8_splat(0);
         for (int k = 0; k < 8; ++k) s = wasm_i16x8_add(s, simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16 * k), l[k]));
-        acc[t] = s;
+        if (half)
+          part[t] = block_dot(s, y);
+        else
+          acc[t] = s;
       }
     }
-    const float d = fp16_to_fp32_fast(x[i].d);
-    for (int t = 0; t < n_tokens; ++t) {
-      const block_q8_K& y = row(t, i);
-      sum[t] += static_cast<float>(block_isum(acc[t], y)) * (y.d * d);
+    const v128_t d = wasm_f32x4_splat(fp16_to_fp32_fast(x[i].d));
+    for (int q = 0; q < n_quads; ++q) {
+      const int t = 4 * q;
+      const v128_t isum = simd::hsum4_i32(part[t], part[t + 1], part[t + 2], part[t + 3]);
+      const auto yd = [&](int k) { return t + k < n_tokens ? row(t + k, i).d : 0.0f; };
+      const v128_t scale = wasm_f32x4_mul(wasm_f32x4_make(yd(0), yd(1), yd(2), yd(3)), d);
+      sum[q] = wasm_f32x4_add(sum[q], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(isum), scale));
     }
   }
-  for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];
+  for (int t = 0; t < n_tokens; ++t) {
+    alignas(16) float lanes[4];
+    wasm_v128_store(lanes, sum[t / 4]);
+    out[t * out_stride] = lanes[t % 4];
+  }
 }
 
 }  // namespace wasmlm

@@ -4,6 +4,7 @@
 #pragma once
 #ifdef __wasm_simd128__
 
+#include <cstddef>
 #include <cstdint>
 
 #include "quant/blocks.h"
@@ -32,23 +33,29 @@ inline v128_t crumbs(v128_t v, int shift) {
   return wasm_v128_and(wasm_u16x8_shr(v, shift), wasm_i8x16_splat(3));
 }
 
-// Several tokens: sub-blocks J and J + 1 (levels l0, l1) of super-block i
-// against every token's 32 activations from element 16 J (Q8_K rows
-// act_stride bytes apart from a); each token's isum gains what
-// scaled_pair16 gives one token. Rolled, isum in memory (as k_tokens.h's
-// dot64_tokens, for V8's 16 vector registers).
+// Several tokens: sub-blocks J..J + 3 (levels l[0..3]) of super-block i
+// against every token's 64 activations from element 16 J (Q8_K rows
+// act_stride bytes apart from a); each token's isum gains what two
+// scaled_pair16 calls give one token. Rolled, isum in memory (as
+// k_tokens.h's dot64_tokens, for V8's 16 vector registers).
 template <int J>
-inline void pair16_tokens(v128_t l0, v128_t l1, v128_t sc16, const uint8_t* a, int64_t i, int64_t act_stride,
+inline void quad16_tokens(const v128_t (&l)[4], v128_t sc16, const uint8_t* a, int64_t i, int64_t act_stride,
                           int n_tokens, v128_t* isum) {
   constexpr int K = J % 8;
   const v128_t s0 = wasm_i16x8_shuffle(sc16, sc16, K, K, K, K, K, K, K, K);
   const v128_t s1 = wasm_i16x8_shuffle(sc16, sc16, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1);
+  const v128_t s2 = wasm_i16x8_shuffle(sc16, sc16, K + 2, K + 2, K + 2, K + 2, K + 2, K + 2, K + 2, K + 2);
+  const v128_t s3 = wasm_i16x8_shuffle(sc16, sc16, K + 3, K + 3, K + 3, K + 3, K + 3, K + 3, K + 3, K + 3);
+  const uint8_t* q8 = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 16 * J;
 #pragma clang loop unroll(disable)
-  for (int t = 0; t < n_tokens; ++t) {
-    const int8_t* q8 = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i].qs + 16 * J;
-    const v128_t p0 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8), l0);
-    const v128_t p1 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), l1);
-    isum[t] = wasm_i32x4_add(isum[t], wasm_i32x4_add(wasm_i32x4_dot_i16x8(p0, s0), wasm_i32x4_dot_i16x8(p1, s1)));
+  for (int t = 0; t < n_tokens; ++t, q8 += act_stride) {
+    const v128_t p0 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8), l[0]);
+    const v128_t p1 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), l[1]);
+    const v128_t p2 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 32), l[2]);
+    const v128_t p3 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 48), l[3]);
+    const v128_t pair0 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(p0, s0), wasm_i32x4_dot_i16x8(p1, s1));
+    const v128_t pair1 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(p2, s2), wasm_i32x4_dot_i16x8(p3, s3));
+    isum[t] = wasm_i32x4_add(isum[t], wasm_i32x4_add(pair0, pair1));
   }
 }
 

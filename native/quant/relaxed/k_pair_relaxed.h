@@ -12,6 +12,7 @@
 #include "quant/quant_types.h"
 #include "quant/relaxed/relaxed_simd.h"
 #include "quant/simd128.h"
+#include "quant/token_quads.h"
 
 namespace wasmlm::simd {
 
@@ -85,25 +86,25 @@ template <typename Levels, typename Block>
 inline void k_tokens_relaxed(int64_t n, const Block* x, const void* activations, int64_t act_stride, int n_tokens,
                              float* out, int64_t out_stride) {
   const auto* a = static_cast<const uint8_t*>(activations);
-  float sum[kMaxWideTokens];
-  v128_t isum[kMaxWideTokens];
-  for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
+  const int n_quads = (n_tokens + 3) / 4;
+  v128_t sum[kMaxWideTokens / 4], isum[kMaxWideTokens], mins[kMaxWideTokens];
+  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_splat(0);
+  for (int t = n_tokens; t < 4 * n_quads; ++t) isum[t] = mins[t] = wasm_i32x4_splat(0);
   for (int64_t i = 0; i < n / QK_K; ++i) {
     const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
     const v128_t sc16 = wasm_u16x8_extend_low_u8x16(scales_mins), m16 = wasm_u16x8_extend_high_u8x16(scales_mins);
-    for (int t = 0; t < n_tokens; ++t) isum[t] = wasm_i32x4_splat(0);
+    for (int t = 0; t < n_tokens; ++t) {
+      isum[t] = wasm_i32x4_splat(0);
+      mins[t] = mins_dot(m16, reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i].bsums);
+    }
     pair_tokens<0, Levels>(x[i], i, sc16, a, act_stride, n_tokens, isum);
     pair_tokens<2, Levels>(x[i], i, sc16, a, act_stride, n_tokens, isum);
     pair_tokens<4, Levels>(x[i], i, sc16, a, act_stride, n_tokens, isum);
     pair_tokens<6, Levels>(x[i], i, sc16, a, act_stride, n_tokens, isum);
-    const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);
-    for (int t = 0; t < n_tokens; ++t) {
-      const block_q8_K& y = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i];
-      const v128_t mins = mins_dot(m16, y.bsums);
-      sum[t] += y.d * (d * hsum_i32(isum[t]) - dmin * hsum_i32(mins));
-    }
+    add_block_dmin(sum, n_tokens, isum, mins, fp16_to_fp32_fast(x[i].d), fp16_to_fp32_fast(x[i].dmin), a, act_stride,
+                   i);
   }
-  for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];
+  store_quads(sum, n_tokens, out, out_stride);
 }
 
 }  // namespace wasmlm::simd

@@ -10,6 +10,7 @@
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
 #include "quant/relaxed/k16_relaxed.h"
+#include "quant/token_quads.h"
 
 namespace wasmlm {
 
@@ -25,15 +26,15 @@ inline v128_t q2_K_half(const uint8_t* q2, const int8_t* q8, v128_t sc16, v128_t
   return simd::scaled_pair16<J + 6>(q8 + 96, simd::crumbs(v0, 6), simd::crumbs(v1, 6), sc16, acc);
 }
 
-// The same half for every token (pair16_tokens).
+// The same half for every token (quad16_tokens).
 template <int J>
 inline void q2_K_half_tokens(const uint8_t* q2, v128_t sc16, const uint8_t* a, int64_t i, int64_t act_stride,
                              int n_tokens, v128_t* isum) {
   const v128_t v0 = wasm_v128_load(q2), v1 = wasm_v128_load(q2 + 16);
-  simd::pair16_tokens<J>(simd::crumbs(v0, 0), simd::crumbs(v1, 0), sc16, a, i, act_stride, n_tokens, isum);
-  simd::pair16_tokens<J + 2>(simd::crumbs(v0, 2), simd::crumbs(v1, 2), sc16, a, i, act_stride, n_tokens, isum);
-  simd::pair16_tokens<J + 4>(simd::crumbs(v0, 4), simd::crumbs(v1, 4), sc16, a, i, act_stride, n_tokens, isum);
-  simd::pair16_tokens<J + 6>(simd::crumbs(v0, 6), simd::crumbs(v1, 6), sc16, a, i, act_stride, n_tokens, isum);
+  const v128_t l0[4] = {simd::crumbs(v0, 0), simd::crumbs(v1, 0), simd::crumbs(v0, 2), simd::crumbs(v1, 2)};
+  simd::quad16_tokens<J>(l0, sc16, a, i, act_stride, n_tokens, isum);
+  const v128_t l1[4] = {simd::crumbs(v0, 4), simd::crumbs(v1, 4), simd::crumbs(v0, 6), simd::crumbs(v1, 6)};
+  simd::quad16_tokens<J + 4>(l1, sc16, a, i, act_stride, n_tokens, isum);
 }
 
 }  // namespace
@@ -43,24 +44,26 @@ void vec_dot_q2_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* acti
   const auto* x = static_cast<const block_q2_K*>(w);
   const auto* a = static_cast<const uint8_t*>(activations);
   const v128_t m4 = wasm_i16x8_splat(0x0F);
-  float sum[kMaxWideTokens];
-  v128_t isum[kMaxWideTokens];
-  for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
+  const int n_quads = (n_tokens + 3) / 4;
+  v128_t sum[kMaxWideTokens / 4], isum[kMaxWideTokens], mins[kMaxWideTokens];
+  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_splat(0);
+  for (int t = n_tokens; t < 4 * n_quads; ++t) isum[t] = mins[t] = wasm_i32x4_splat(0);
   for (int64_t i = 0; i < n / QK_K; ++i) {
     const v128_t sc_bytes = wasm_v128_load(x[i].scales);
     const v128_t lo = wasm_u16x8_extend_low_u8x16(sc_bytes), hi = wasm_u16x8_extend_high_u8x16(sc_bytes);
-    for (int t = 0; t < n_tokens; ++t) isum[t] = wasm_i32x4_splat(0);
-    q2_K_half_tokens<0>(x[i].qs, wasm_v128_and(lo, m4), a, i, act_stride, n_tokens, isum);
-    q2_K_half_tokens<8>(x[i].qs + 32, wasm_v128_and(hi, m4), a, i, act_stride, n_tokens, isum);
-    const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);
+    const v128_t min_lo = wasm_u16x8_shr(lo, 4), min_hi = wasm_u16x8_shr(hi, 4);
     for (int t = 0; t < n_tokens; ++t) {
       const block_q8_K& y = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i];
-      const v128_t mins = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_u16x8_shr(lo, 4), wasm_v128_load(y.bsums)),
-                                         wasm_i32x4_dot_i16x8(wasm_u16x8_shr(hi, 4), wasm_v128_load(y.bsums + 8)));
-      sum[t] += y.d * (d * simd::hsum_i32(isum[t]) - dmin * simd::hsum_i32(mins));
+      isum[t] = wasm_i32x4_splat(0);
+      mins[t] = wasm_i32x4_add(wasm_i32x4_dot_i16x8(min_lo, wasm_v128_load(y.bsums)),
+                               wasm_i32x4_dot_i16x8(min_hi, wasm_v128_load(y.bsums + 8)));
     }
+    q2_K_half_tokens<0>(x[i].qs, wasm_v128_and(lo, m4), a, i, act_stride, n_tokens, isum);
+    q2_K_half_tokens<8>(x[i].qs + 32, wasm_v128_and(hi, m4), a, i, act_stride, n_tokens, isum);
+    simd::add_block_dmin(sum, n_tokens, isum, mins, fp16_to_fp32_fast(x[i].d), fp16_to_fp32_fast(x[i].dmin), a,
+                         act_stride, i);
   }
-  for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];
+  simd::store_quads(sum, n_tokens, out, out_stride);
 }
 
 float vec_dot_q2_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {

@@ -40,20 +40,18 @@ inline v128_t q3_K_half(const uint8_t* q, v128_t hm0, v128_t hm1, const int8_t* 
                                         level(v1, 6, high4<4 * H + 3>(hm1)), sc16, acc);
 }
 
-// The same half for every token (pair16_tokens).
+// The same half for every token (quad16_tokens).
 template <int H>
 inline void q3_K_half_tokens(const uint8_t* q, v128_t hm0, v128_t hm1, v128_t sc16, const uint8_t* a, int64_t i,
                              int64_t act_stride, int n_tokens, v128_t* isum) {
   const v128_t v0 = wasm_v128_load(q), v1 = wasm_v128_load(q + 16);
   const auto level = [](v128_t v, int shift, v128_t high) { return wasm_v128_or(simd::crumbs(v, shift), high); };
-  simd::pair16_tokens<8 * H>(level(v0, 0, high4<4 * H>(hm0)), level(v1, 0, high4<4 * H>(hm1)), sc16, a, i, act_stride,
-                             n_tokens, isum);
-  simd::pair16_tokens<8 * H + 2>(level(v0, 2, high4<4 * H + 1>(hm0)), level(v1, 2, high4<4 * H + 1>(hm1)), sc16, a, i,
-                                 act_stride, n_tokens, isum);
-  simd::pair16_tokens<8 * H + 4>(level(v0, 4, high4<4 * H + 2>(hm0)), level(v1, 4, high4<4 * H + 2>(hm1)), sc16, a, i,
-                                 act_stride, n_tokens, isum);
-  simd::pair16_tokens<8 * H + 6>(level(v0, 6, high4<4 * H + 3>(hm0)), level(v1, 6, high4<4 * H + 3>(hm1)), sc16, a, i,
-                                 act_stride, n_tokens, isum);
+  const v128_t l0[4] = {level(v0, 0, high4<4 * H>(hm0)), level(v1, 0, high4<4 * H>(hm1)),
+                        level(v0, 2, high4<4 * H + 1>(hm0)), level(v1, 2, high4<4 * H + 1>(hm1))};
+  simd::quad16_tokens<8 * H>(l0, sc16, a, i, act_stride, n_tokens, isum);
+  const v128_t l1[4] = {level(v0, 4, high4<4 * H + 2>(hm0)), level(v1, 4, high4<4 * H + 2>(hm1)),
+                        level(v0, 6, high4<4 * H + 3>(hm0)), level(v1, 6, high4<4 * H + 3>(hm1))};
+  simd::quad16_tokens<8 * H + 4>(l1, sc16, a, i, act_stride, n_tokens, isum);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
 #include "quant/relaxed/k16_relaxed.h"
+#include "quant/token_quads.h"
 
 namespace wasmlm {
 
@@ -49,8 +50,7 @@ float vec_dot_tq2_0_q8_K_relaxed(int64_t n, const void* w, const void* a) {
 
 // Several tokens: each half block's levels unpacked once; each token's
 // block sums reduced four tokens at a time (hsum4_i32) and its float
-// arithmetic done in the lanes of four tokens (the same IEEE operations as
-// the one-token kernel's, so the same bits).
+// arithmetic done in the lanes of four tokens (token_quads.h).
 void vec_dot_tq2_0_q8_K_tokens_relaxed(int64_t n, const void* w, const void* activations, int64_t act_stride,
                                        int n_tokens, float* out, int64_t out_stride) {
   const auto* x = static_cast<const block_tq2_0*>(w);
@@ -82,16 +82,11 @@ void vec_dot_tq2_0_q8_K_tokens_relaxed(int64_t n, const void* w, const void* act
     for (int q = 0; q < n_quads; ++q) {
       const int t = 4 * q;
       const v128_t isum = simd::hsum4_i32(part[t], part[t + 1], part[t + 2], part[t + 3]);
-      const auto yd = [&](int k) { return t + k < n_tokens ? row(t + k, i).d : 0.0f; };
-      const v128_t scale = wasm_f32x4_mul(wasm_f32x4_make(yd(0), yd(1), yd(2), yd(3)), d);
+      const v128_t scale = wasm_f32x4_mul(simd::quad_d(a, act_stride, i, t, n_tokens), d);
       sum[q] = wasm_f32x4_add(sum[q], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(isum), scale));
     }
   }
-  for (int t = 0; t < n_tokens; ++t) {
-    alignas(16) float lanes[4];
-    wasm_v128_store(lanes, sum[t / 4]);
-    out[t * out_stride] = lanes[t % 4];
-  }
+  simd::store_quads(sum, n_tokens, out, out_stride);
 }
 
 }  // namespace wasmlm

@@ -1,0 +1,49 @@
+// The float ends of the multi-token Q8_K kernels in the lanes of four tokens
+// (wasm builds only): lane k is token 4q + k. Lane-wise f32 operations are
+// the IEEE operations a token alone gets, so the bits stay the same.
+#pragma once
+#ifdef __wasm_simd128__
+
+#include <wasm_simd128.h>
+
+#include <cstdint>
+
+#include "quant/blocks.h"
+#include "quant/simd128.h"
+
+namespace wasmlm::simd {
+
+// The d of block i of tokens t..t + 3 (0 past n_tokens).
+inline v128_t quad_d(const uint8_t* a, int64_t act_stride, int64_t i, int t, int n_tokens) {
+  const auto d = [&](int k) {
+    return t + k < n_tokens ? reinterpret_cast<const block_q8_K*>(a + (t + k) * act_stride)[i].d : 0.0f;
+  };
+  return wasm_f32x4_make(d(0), d(1), d(2), d(3));
+}
+
+// The float end of a Q2_K/Q4_K/Q5_K block for every token, in quads:
+// sum += y.d * (d * isum - dmin * mins), isum[t] and mins[t] the token's
+// integer sums in 4 lanes each (zero past n_tokens, to a multiple of 4).
+inline void add_block_dmin(v128_t* sums, int n_tokens, const v128_t* isum, const v128_t* mins, float d, float dmin,
+                           const uint8_t* a, int64_t act_stride, int64_t i) {
+  const v128_t vd = wasm_f32x4_splat(d), vdmin = wasm_f32x4_splat(dmin);
+  for (int t = 0; t < n_tokens; t += 4) {
+    const v128_t dots = hsum4_i32(isum[t], isum[t + 1], isum[t + 2], isum[t + 3]);
+    const v128_t offs = hsum4_i32(mins[t], mins[t + 1], mins[t + 2], mins[t + 3]);
+    const v128_t block = wasm_f32x4_sub(wasm_f32x4_mul(vd, wasm_f32x4_convert_i32x4(dots)),
+                                        wasm_f32x4_mul(vdmin, wasm_f32x4_convert_i32x4(offs)));
+    sums[t / 4] = wasm_f32x4_add(sums[t / 4], wasm_f32x4_mul(quad_d(a, act_stride, i, t, n_tokens), block));
+  }
+}
+
+// out[t * out_stride] = lane t % 4 of sums[t / 4].
+inline void store_quads(const v128_t* sums, int n_tokens, float* out, int64_t out_stride) {
+  for (int t = 0; t < n_tokens; ++t) {
+    alignas(16) float lanes[4];
+    wasm_v128_store(lanes, sums[t / 4]);
+    out[t * out_stride] = lanes[t % 4];
+  }
+}
+
+}  // namespace wasmlm::simd
+#endif

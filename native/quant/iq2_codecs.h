@@ -17,7 +17,8 @@ namespace wasmlm {
 
 // Codec(block, ib32) decodes sub-block ib32's indices; then for octet l in
 // 0..3: grid(l) its 8 magnitudes, sign_bits(l) (bit j set: weight j
-// negative), signs(l) the same as +-1 int16 lanes; ls1, ls2 = 2 s + 1.
+// negative), signs(l) the same as +-1 int16 lanes, sign_bytes(l) as 0xFF
+// bytes (kSignBytes); ls1, ls2 = 2 s + 1.
 
 // 8 bytes per sub-block (two uint32): bytes 0-3 pick a grid entry each; the
 // second word holds 4 7-bit sign indices (kIqSigns) and, in its top 4 bits, s.
@@ -34,6 +35,7 @@ struct Iq2xxsCodec {
   const uint64_t* grid(int l) const { return &kIq2xxsGrid[(aux[0] >> 8 * l) & 0xFF]; }
   uint8_t sign_bits(int l) const { return kIqSigns[(aux[1] >> 7 * l) & 127]; }
   const Iq2SignRow* signs(int l) const { return &kIq2SignsBy7[(aux[1] >> 7 * l) & 127]; }
+  uint64_t sign_bytes(int l) const { return kSignBytesBy7[(aux[1] >> 7 * l) & 127]; }
 };
 
 // Each uint16 of qs: a 9-bit grid index and, in its top 7 bits, a sign index
@@ -52,6 +54,7 @@ struct Iq2xsCodec {
   const uint64_t* grid(int l) const { return &kIq2xsGrid[q[l] & 511]; }
   uint8_t sign_bits(int l) const { return kIqSigns[q[l] >> 9]; }
   const Iq2SignRow* signs(int l) const { return &kIq2SignsBy7[q[l] >> 9]; }
+  uint64_t sign_bytes(int l) const { return kSignBytesBy7[q[l] >> 9]; }
 };
 
 // A 10-bit grid index per octet (low 8 bits in qs[0..31], high 2 in qh: bits
@@ -71,6 +74,7 @@ struct Iq2sCodec {
   const uint64_t* grid(int l) const { return &kIq2sGrid[grid_index(l)]; }
   uint8_t sign_bits(int l) const { return b.qs[QK_K / 8 + 4 * ib32 + l]; }
   const Iq2SignRow* signs(int l) const { return &kIq2SignsBy8[sign_bits(l)]; }
+  uint64_t sign_bytes(int l) const { return kSignBytes[sign_bits(l)]; }
 };
 
 }  // namespace wasmlm

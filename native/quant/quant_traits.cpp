@@ -139,6 +139,17 @@ struct Table {
       }
       rows[static_cast<int>(GgmlType::Q6_K)].vec_dot = vec_dot_q6_K_q8_K_relaxed;
       rows[static_cast<int>(GgmlType::Q6_K)].wide_one_token = false;
+      // The IQ2 types' one token: magnitudes against signed activations.
+      struct One {
+        GgmlType type;
+        VecDotFn dot;
+      };
+      for (const One& k : {One{GgmlType::IQ2_XXS, vec_dot_iq2_xxs_q8_K_relaxed},
+                           One{GgmlType::IQ2_XS, vec_dot_iq2_xs_q8_K_relaxed},
+                           One{GgmlType::IQ2_S, vec_dot_iq2_s_q8_K_relaxed}}) {
+        rows[static_cast<int>(k.type)].vec_dot = k.dot;
+        rows[static_cast<int>(k.type)].wide_one_token = false;
+      }
       // The 32-weight types with unsigned levels (MXFP4's shifted to be):
       // every token count, one
       // token included, through the relaxed group kernel (its own bits, the

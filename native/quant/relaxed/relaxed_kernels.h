@@ -13,6 +13,9 @@ float vec_dot_q4_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_tq2_0_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q5_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q6_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
+float vec_dot_iq2_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a);
+float vec_dot_iq2_xs_q8_K_relaxed(int64_t n, const void* w, const void* a);
+float vec_dot_iq2_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
 // TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K: 1 to kMaxWideTokens tokens against Q8_K activations as they
 // are (QuantTraits::vec_dot_wide, WideForm::Q8_KAsIs), the bits of the
 // one-token kernels above.

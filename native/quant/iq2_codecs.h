@@ -35,7 +35,7 @@ struct Iq2xxsCodec {
   const uint64_t* grid(int l) const { return &kIq2xxsGrid[(aux[0] >> 8 * l) & 0xFF]; }
   uint8_t sign_bits(int l) const { return kIqSigns[(aux[1] >> 7 * l) & 127]; }
   const Iq2SignRow* signs(int l) const { return &kIq2SignsBy7[(aux[1] >> 7 * l) & 127]; }
-  uint64_t sign_bytes(int l) const { return kSignBytesBy7[(aux[1] >> 7 * l) & 127]; }
+  const uint64_t* sign_bytes(int l) const { return &kSignBytesBy7[(aux[1] >> 7 * l) & 127]; }
 };
 
 // Each uint16 of qs: a 9-bit grid index and, in its top 7 bits, a sign index
@@ -54,7 +54,7 @@ struct Iq2xsCodec {
   const uint64_t* grid(int l) const { return &kIq2xsGrid[q[l] & 511]; }
   uint8_t sign_bits(int l) const { return kIqSigns[q[l] >> 9]; }
   const Iq2SignRow* signs(int l) const { return &kIq2SignsBy7[q[l] >> 9]; }
-  uint64_t sign_bytes(int l) const { return kSignBytesBy7[q[l] >> 9]; }
+  const uint64_t* sign_bytes(int l) const { return &kSignBytesBy7[q[l] >> 9]; }
 };
 
 // A 10-bit grid index per octet (low 8 bits in qs[0..31], high 2 in qh: bits
@@ -74,7 +74,7 @@ struct Iq2sCodec {
   const uint64_t* grid(int l) const { return &kIq2sGrid[grid_index(l)]; }
   uint8_t sign_bits(int l) const { return b.qs[QK_K / 8 + 4 * ib32 + l]; }
   const Iq2SignRow* signs(int l) const { return &kIq2SignsBy8[sign_bits(l)]; }
-  uint64_t sign_bytes(int l) const { return kSignBytes[sign_bits(l)]; }
+  const uint64_t* sign_bytes(int l) const { return &kSignBytes[sign_bits(l)]; }
 };
 
 }  // namespace wasmlm

@@ -23,6 +23,7 @@
 #include "quant/k_tokens.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
+#include "quant/token_quads.h"
 #include "quant/wide_activations.h"
 
 namespace wasmlm::simd {
@@ -88,9 +89,10 @@ float iq2_one_token_wide(int64_t nb, const typename Codec::Block* x, const block
 template <typename Codec>
 void iq2_tokens(int64_t nb, const typename Codec::Block* x, const uint8_t* a, int64_t act_stride, int n_tokens,
                 float* out, int64_t out_stride) {
-  float sum[kMaxWideTokens];
-  v128_t isum[kMaxWideTokens];
-  for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
+  const int n_quads = (n_tokens + 3) / 4;
+  v128_t sum[kMaxWideTokens / 4], isum[kMaxWideTokens];
+  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_splat(0);
+  for (int t = n_tokens; t < 4 * n_quads; ++t) isum[t] = wasm_i32x4_splat(0);
   auto row = [&](int t) { return reinterpret_cast<const block_q8_Kw*>(a + t * act_stride); };
   for (int64_t i = 0; i < nb; ++i) {
     for (int ib32 = 0; ib32 < QK_K / 32; ib32 += 2) {
@@ -106,10 +108,16 @@ void iq2_tokens(int64_t nb, const typename Codec::Block* x, const uint8_t* a, in
       }
       dot64_tokens<16, 32, 48>(w, row(0)[i].qs + 32 * ib32, act_stride, n_tokens, ib32 == 0, isum);
     }
-    const float d = fp16_to_fp32_fast(x[i].d);
-    for (int t = 0; t < n_tokens; ++t) sum[t] += d * row(t)[i].d * static_cast<float>(hsum_i32(isum[t]));
+    // The float end in the lanes of four tokens (token_quads.h).
+    const v128_t d = wasm_f32x4_splat(fp16_to_fp32_fast(x[i].d));
+    for (int t = 0; t < n_tokens; t += 4) {
+      const v128_t dots = hsum4_i32(isum[t], isum[t + 1], isum[t + 2], isum[t + 3]);
+      const v128_t scale = wasm_f32x4_mul(d, quad_d<block_q8_Kw>(a, act_stride, i, t, n_tokens));
+      sum[t / 4] = wasm_f32x4_add(sum[t / 4], wasm_f32x4_mul(scale, wasm_f32x4_convert_i32x4(dots)));
+    }
   }
-  for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = 0.125f * sum[t];
+  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_mul(wasm_f32x4_splat(0.125f), sum[q]);
+  store_quads(sum, n_tokens, out, out_stride);
 }
 
 template <typename Codec>

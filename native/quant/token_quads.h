@@ -13,10 +13,12 @@
 
 namespace wasmlm::simd {
 
-// The d of block i of tokens t..t + 3 (0 past n_tokens).
+// The d of block i of tokens t..t + 3 (0 past n_tokens); Row: block_q8_K,
+// or block_q8_Kw for the int16 kernels.
+template <typename Row = block_q8_K>
 inline v128_t quad_d(const uint8_t* a, int64_t act_stride, int64_t i, int t, int n_tokens) {
   const auto d = [&](int k) {
-    return t + k < n_tokens ? reinterpret_cast<const block_q8_K*>(a + (t + k) * act_stride)[i].d : 0.0f;
+    return t + k < n_tokens ? reinterpret_cast<const Row*>(a + (t + k) * act_stride)[i].d : 0.0f;
   };
   return wasm_f32x4_make(d(0), d(1), d(2), d(3));
 }

@@ -112,43 +112,30 @@ struct Table {
     rows[static_cast<int>(GgmlType::Q8_0)].from_float_fast = quantize_row_q8_0_simd;
     rows[static_cast<int>(GgmlType::Q8_K)].from_float_fast = quantize_row_q8_K_simd;
     if (relaxed_simd_active()) {
-      // One token through the relaxed 8-bit dot on int8 activations (same bits).
-      rows[static_cast<int>(GgmlType::Q2_K)].vec_dot = vec_dot_q2_K_q8_K_relaxed;
-      rows[static_cast<int>(GgmlType::Q2_K)].wide_one_token = false;
-      rows[static_cast<int>(GgmlType::Q3_K)].vec_dot = vec_dot_q3_K_q8_K_relaxed;
-      rows[static_cast<int>(GgmlType::Q3_K)].wide_one_token = false;
-      rows[static_cast<int>(GgmlType::TQ2_0)].vec_dot = vec_dot_tq2_0_q8_K_relaxed;
-      rows[static_cast<int>(GgmlType::Q4_K)].vec_dot = vec_dot_q4_K_q8_K_relaxed;
-      rows[static_cast<int>(GgmlType::Q4_K)].wide_one_token = false;
-      rows[static_cast<int>(GgmlType::Q5_K)].vec_dot = vec_dot_q5_K_q8_K_relaxed;
-      rows[static_cast<int>(GgmlType::Q5_K)].wide_one_token = false;
-      // Their prompts: the relaxed dot on int8 activations too (same bits).
-      struct Tokens {
+      // The Q8_K types on the relaxed 8-bit dot against int8 activations
+      // (the same bits): one token (vec_dot) and, where there is one, prompts
+      // (vec_dot_wide, reading the Q8_K activations as they are).
+      struct Relaxed {
         GgmlType type;
-        VecDotWideFn dot;
+        VecDotFn one;
+        VecDotWideFn tokens;
       };
-      for (const Tokens& k : {Tokens{GgmlType::TQ2_0, vec_dot_tq2_0_q8_K_tokens_relaxed},
-                              Tokens{GgmlType::Q2_K, vec_dot_q2_K_q8_K_tokens_relaxed},
-                              Tokens{GgmlType::Q3_K, vec_dot_q3_K_q8_K_tokens_relaxed},
-                              Tokens{GgmlType::Q4_K, vec_dot_q4_K_q8_K_tokens_relaxed},
-                              Tokens{GgmlType::Q5_K, vec_dot_q5_K_q8_K_tokens_relaxed}}) {
+      for (const Relaxed& k : {Relaxed{GgmlType::Q2_K, vec_dot_q2_K_q8_K_relaxed, vec_dot_q2_K_q8_K_tokens_relaxed},
+                               Relaxed{GgmlType::Q3_K, vec_dot_q3_K_q8_K_relaxed, vec_dot_q3_K_q8_K_tokens_relaxed},
+                               Relaxed{GgmlType::Q4_K, vec_dot_q4_K_q8_K_relaxed, vec_dot_q4_K_q8_K_tokens_relaxed},
+                               Relaxed{GgmlType::Q5_K, vec_dot_q5_K_q8_K_relaxed, vec_dot_q5_K_q8_K_tokens_relaxed},
+                               Relaxed{GgmlType::Q6_K, vec_dot_q6_K_q8_K_relaxed, nullptr},
+                               Relaxed{GgmlType::TQ2_0, vec_dot_tq2_0_q8_K_relaxed, vec_dot_tq2_0_q8_K_tokens_relaxed},
+                               Relaxed{GgmlType::IQ2_XXS, vec_dot_iq2_xxs_q8_K_relaxed, vec_dot_iq2_xxs_q8_K_tokens_relaxed},
+                               Relaxed{GgmlType::IQ2_XS, vec_dot_iq2_xs_q8_K_relaxed, vec_dot_iq2_xs_q8_K_tokens_relaxed},
+                               Relaxed{GgmlType::IQ2_S, vec_dot_iq2_s_q8_K_relaxed, vec_dot_iq2_s_q8_K_tokens_relaxed}}) {
         QuantTraits& t = rows[static_cast<int>(k.type)];
-        t.vec_dot_wide = k.dot;
+        t.vec_dot = k.one;
+        t.wide_one_token = false;
+        if (!k.tokens) continue;
+        t.vec_dot_wide = k.tokens;
         t.wide_form = WideForm::Q8_KAsIs;
         t.wide_tokens = kMaxWideTokens;
-      }
-      rows[static_cast<int>(GgmlType::Q6_K)].vec_dot = vec_dot_q6_K_q8_K_relaxed;
-      rows[static_cast<int>(GgmlType::Q6_K)].wide_one_token = false;
-      // The IQ2 types' one token: magnitudes against signed activations.
-      struct One {
-        GgmlType type;
-        VecDotFn dot;
-      };
-      for (const One& k : {One{GgmlType::IQ2_XXS, vec_dot_iq2_xxs_q8_K_relaxed},
-                           One{GgmlType::IQ2_XS, vec_dot_iq2_xs_q8_K_relaxed},
-                           One{GgmlType::IQ2_S, vec_dot_iq2_s_q8_K_relaxed}}) {
-        rows[static_cast<int>(k.type)].vec_dot = k.dot;
-        rows[static_cast<int>(k.type)].wide_one_token = false;
       }
       // The 32-weight types with unsigned levels (MXFP4's shifted to be):
       // every token count, one

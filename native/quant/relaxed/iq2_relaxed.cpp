@@ -7,11 +7,15 @@
 #include "quant/relaxed/relaxed_kernels.h"
 #ifdef __wasm_simd128__
 
+#include <cstddef>
+
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/iq2_codecs.h"
+#include "quant/quant_types.h"
 #include "quant/relaxed/relaxed_simd.h"
 #include "quant/simd128.h"
+#include "quant/token_quads.h"
 
 namespace wasmlm {
 
@@ -51,6 +55,63 @@ float iq2_vec_dot_relaxed(int64_t n, const void* w, const void* activations) {
   return 0.125f * sum;
 }
 
+// Several tokens: the signed grid values plus 43 (0..86) are the 7-bit
+// operand, unpacked once per block for every token; the 43 of every weight
+// comes out at once as 43 * (the scales times the Q8_K block's sums of 16).
+// The integer sums equal the one-token kernel's, the float end is the same.
+template <typename Codec>
+void iq2_tokens_relaxed(int64_t n, const void* w, const void* activations, int64_t act_stride, int n_tokens,
+                        float* out, int64_t out_stride) {
+  const auto* x = static_cast<const typename Codec::Block*>(w);
+  const auto* a = static_cast<const uint8_t*>(activations);
+  const int n_quads = (n_tokens + 3) / 4;
+  v128_t sum[kMaxWideTokens / 4], isum[kMaxWideTokens];
+  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_splat(0);
+  for (int t = n_tokens; t < 4 * n_quads; ++t) isum[t] = wasm_i32x4_splat(0);
+  const v128_t offset = wasm_i8x16_splat(43);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    alignas(16) int16_t ls[QK_K / 16];  // the scale of each 16 weights
+    for (int ib32 = 0; ib32 < QK_K / 32; ib32 += 2) {
+      v128_t l[4], sc[4];  // 64 weights: 4 x 16 levels and their scales
+      for (int h = 0; h < 2; ++h) {
+        const Codec c(x[i], ib32 + h);
+        for (int k = 0; k < 2; ++k) {
+          const v128_t grid = wasm_v128_load64_lane(c.grid(2 * k + 1), wasm_v128_load64_zero(c.grid(2 * k)), 1);
+          const v128_t m = wasm_v128_load64_lane(c.sign_bytes(2 * k + 1), wasm_v128_load64_zero(c.sign_bytes(2 * k)), 1);
+          l[2 * h + k] = wasm_i8x16_add(wasm_i8x16_sub(wasm_v128_xor(grid, m), m), offset);
+          const int16_t s = static_cast<int16_t>(k ? c.ls2 : c.ls1);
+          ls[2 * (ib32 + h) + k] = s;
+          sc[2 * h + k] = wasm_i16x8_splat(s);
+        }
+      }
+      const uint8_t* q8 = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * ib32;
+#pragma clang loop unroll(disable)
+      for (int t = 0; t < n_tokens; ++t, q8 += act_stride) {
+        v128_t p[4];
+        for (int k = 0; k < 4; ++k)
+          p[k] = wasm_i32x4_dot_i16x8(simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16 * k), l[k]), sc[k]);
+        const v128_t s = wasm_i32x4_add(wasm_i32x4_add(p[0], p[1]), wasm_i32x4_add(p[2], p[3]));
+        isum[t] = ib32 ? wasm_i32x4_add(isum[t], s) : s;
+      }
+    }
+    const v128_t ls_lo = wasm_v128_load(ls), ls_hi = wasm_v128_load(ls + 8);
+    for (int t = 0; t < n_tokens; ++t) {
+      const block_q8_K& y = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i];
+      const v128_t offs = wasm_i32x4_add(wasm_i32x4_dot_i16x8(ls_lo, wasm_v128_load(y.bsums)),
+                                         wasm_i32x4_dot_i16x8(ls_hi, wasm_v128_load(y.bsums + 8)));
+      isum[t] = wasm_i32x4_sub(isum[t], wasm_i32x4_mul(offs, wasm_i32x4_splat(43)));
+    }
+    const v128_t d = wasm_f32x4_splat(fp16_to_fp32_fast(x[i].d));
+    for (int t = 0; t < n_tokens; t += 4) {
+      const v128_t dots = simd::hsum4_i32(isum[t], isum[t + 1], isum[t + 2], isum[t + 3]);
+      const v128_t scale = wasm_f32x4_mul(d, simd::quad_d(a, act_stride, i, t, n_tokens));
+      sum[t / 4] = wasm_f32x4_add(sum[t / 4], wasm_f32x4_mul(scale, wasm_f32x4_convert_i32x4(dots)));
+    }
+  }
+  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_mul(wasm_f32x4_splat(0.125f), sum[q]);
+  simd::store_quads(sum, n_tokens, out, out_stride);
+}
+
 }  // namespace
 
 float vec_dot_iq2_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a) {
@@ -61,6 +122,19 @@ float vec_dot_iq2_xs_q8_K_relaxed(int64_t n, const void* w, const void* a) {
 }
 float vec_dot_iq2_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   return iq2_vec_dot_relaxed<Iq2sCodec>(n, w, a);
+}
+
+void vec_dot_iq2_xxs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
+                                         float* out, int64_t out_stride) {
+  iq2_tokens_relaxed<Iq2xxsCodec>(n, w, a, act_stride, n_tokens, out, out_stride);
+}
+void vec_dot_iq2_xs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
+                                        float* out, int64_t out_stride) {
+  iq2_tokens_relaxed<Iq2xsCodec>(n, w, a, act_stride, n_tokens, out, out_stride);
+}
+void vec_dot_iq2_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
+                                       float* out, int64_t out_stride) {
+  iq2_tokens_relaxed<Iq2sCodec>(n, w, a, act_stride, n_tokens, out, out_stride);
 }
 
 }  // namespace wasmlm

@@ -113,8 +113,8 @@ struct Table {
     rows[static_cast<int>(GgmlType::Q8_K)].from_float_fast = quantize_row_q8_K_simd;
     if (relaxed_simd_active()) {
       // The Q8_K types on the relaxed 8-bit dot against int8 activations
-      // (the same bits): one token (vec_dot) and, where there is one, prompts
-      // (vec_dot_wide, reading the Q8_K activations as they are).
+      // (the same bits): one token (vec_dot) and prompts (vec_dot_wide,
+      // reading the Q8_K activations as they are), where there is a kernel.
       struct Relaxed {
         GgmlType type;
         VecDotFn one;
@@ -128,10 +128,14 @@ struct Table {
                                Relaxed{GgmlType::TQ2_0, vec_dot_tq2_0_q8_K_relaxed, vec_dot_tq2_0_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::IQ2_XXS, vec_dot_iq2_xxs_q8_K_relaxed, vec_dot_iq2_xxs_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::IQ2_XS, vec_dot_iq2_xs_q8_K_relaxed, vec_dot_iq2_xs_q8_K_tokens_relaxed},
-                               Relaxed{GgmlType::IQ2_S, vec_dot_iq2_s_q8_K_relaxed, vec_dot_iq2_s_q8_K_tokens_relaxed}}) {
+                               Relaxed{GgmlType::IQ2_S, vec_dot_iq2_s_q8_K_relaxed, vec_dot_iq2_s_q8_K_tokens_relaxed},
+                               Relaxed{GgmlType::IQ3_XXS, nullptr, vec_dot_iq3_xxs_q8_K_tokens_relaxed},
+                               Relaxed{GgmlType::IQ3_S, nullptr, vec_dot_iq3_s_q8_K_tokens_relaxed}}) {
         QuantTraits& t = rows[static_cast<int>(k.type)];
-        t.vec_dot = k.one;
-        t.wide_one_token = false;
+        if (k.one) {
+          t.vec_dot = k.one;
+          t.wide_one_token = false;
+        }
         if (!k.tokens) continue;
         t.vec_dot_wide = k.tokens;
         t.wide_form = WideForm::Q8_KAsIs;

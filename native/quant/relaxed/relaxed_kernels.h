@@ -16,7 +16,7 @@ float vec_dot_q6_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq2_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq2_xs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq2_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
-// TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K, the IQ2 types: 1 to kMaxWideTokens tokens against Q8_K activations as they
+// TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K, the IQ2 and IQ3 types: 1 to kMaxWideTokens tokens against Q8_K activations as they
 // are (QuantTraits::vec_dot_wide, WideForm::Q8_KAsIs), the bits of the
 // one-token kernels above.
 void vec_dot_tq2_0_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
@@ -34,6 +34,10 @@ void vec_dot_iq2_xxs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a
 void vec_dot_iq2_xs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
                                         float* out, int64_t out_stride);
 void vec_dot_iq2_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
+                                       float* out, int64_t out_stride);
+void vec_dot_iq3_xxs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
+                                         float* out, int64_t out_stride);
+void vec_dot_iq3_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
                                        float* out, int64_t out_stride);
 // The 32-weight types with unsigned levels (MXFP4: offset) against grouped int8 activations
 // (group_q8_0r, group_q8_1r in wide_activations.h), 1 to kMaxWideTokens

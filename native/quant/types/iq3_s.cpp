@@ -4,6 +4,8 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/iq_groups_kernel.h"
+#include "quant/relaxed/iq_groups_relaxed.h"
+#include "quant/relaxed/relaxed_kernels.h"
 #include "quant/iq3_grids.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
@@ -73,6 +75,7 @@ namespace {
 struct Iq3sGroups {
   using Block = block_iq3_s;
   static constexpr float kFactor = 1.0f;
+  static constexpr int kLevelOffset = 15;  // the largest magnitude
   static void decode(const Block& b, int ib, v128_t* lo, v128_t* hi) {
     const uint32_t* grid = kIq3sGrid.data();
     const uint8_t* qs = b.qs + 8 * ib;
@@ -94,6 +97,12 @@ struct Iq3sGroups {
 
 float vec_dot_iq3_s_q8_K_simd(int64_t n, const void* w, const void* a) {
   return simd::iq_groups_vec_dot<Iq3sGroups>(n, w, a);
+}
+
+// 1 to kMaxWideTokens tokens of int8 activations on the relaxed 8-bit dot.
+void vec_dot_iq3_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
+                                       float* out, int64_t out_stride) {
+  simd::iq_groups_tokens_relaxed<Iq3sGroups>(n, w, a, act_stride, n_tokens, out, out_stride);
 }
 
 // Against int16 activations, 1 to 4 tokens (15 * 31 fits in int16).

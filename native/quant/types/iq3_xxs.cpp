@@ -7,6 +7,8 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/iq_groups_kernel.h"
+#include "quant/relaxed/iq_groups_relaxed.h"
+#include "quant/relaxed/relaxed_kernels.h"
 #include "quant/iq3_grids.h"
 #include "quant/iq_signs.h"
 #include "quant/quant_types.h"
@@ -79,27 +81,20 @@ float vec_dot_iq3_xxs_q8_K(int64_t n, const void* w, const void* a) {
 #ifdef __wasm_simd128__
 namespace {
 
-// kSignBytes of each sign index's 8 signs.
-constexpr std::array<uint64_t, 128> make_index_sign_bytes() {
-  std::array<uint64_t, 128> t{};
-  for (int i = 0; i < 128; ++i) t[i] = kSignBytes[kIqSigns[i]];
-  return t;
-}
-inline constexpr std::array<uint64_t, 128> kIndexSignBytes = make_index_sign_bytes();
-
 // Group ib's 32 signed weights (magnitudes up to 62) as int8: *lo weights
 // 0-15, *hi 16-31. Signs: (g ^ m) - m with m all ones where negative.
 struct Iq3xxsGroups {
   using Block = block_iq3_xxs;
   static constexpr float kFactor = 0.25f;
+  static constexpr int kLevelOffset = 62;  // the largest magnitude
   static void decode(const Block& b, int ib, v128_t* lo, v128_t* hi) {
     const uint32_t* grid = kIq3xxsGrid.data();
     const uint8_t* q3 = b.qs + 8 * ib;
     const uint32_t aux = group_word(b, ib);
     const v128_t g0 = wasm_i32x4_make(grid[q3[0]], grid[q3[1]], grid[q3[2]], grid[q3[3]]);
     const v128_t g1 = wasm_i32x4_make(grid[q3[4]], grid[q3[5]], grid[q3[6]], grid[q3[7]]);
-    const v128_t m0 = wasm_i64x2_make(kIndexSignBytes[aux & 127], kIndexSignBytes[(aux >> 7) & 127]);
-    const v128_t m1 = wasm_i64x2_make(kIndexSignBytes[(aux >> 14) & 127], kIndexSignBytes[(aux >> 21) & 127]);
+    const v128_t m0 = wasm_i64x2_make(kSignBytesBy7[aux & 127], kSignBytesBy7[(aux >> 7) & 127]);
+    const v128_t m1 = wasm_i64x2_make(kSignBytesBy7[(aux >> 14) & 127], kSignBytesBy7[(aux >> 21) & 127]);
     *lo = wasm_i8x16_sub(wasm_v128_xor(g0, m0), m0);
     *hi = wasm_i8x16_sub(wasm_v128_xor(g1, m1), m1);
   }
@@ -110,6 +105,12 @@ struct Iq3xxsGroups {
 
 float vec_dot_iq3_xxs_q8_K_simd(int64_t n, const void* w, const void* a) {
   return simd::iq_groups_vec_dot<Iq3xxsGroups>(n, w, a);
+}
+
+// 1 to kMaxWideTokens tokens of int8 activations on the relaxed 8-bit dot.
+void vec_dot_iq3_xxs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
+                                         float* out, int64_t out_stride) {
+  simd::iq_groups_tokens_relaxed<Iq3xxsGroups>(n, w, a, act_stride, n_tokens, out, out_stride);
 }
 
 // Against int16 activations, 1 to 4 tokens (62 * 31 fits in int16).

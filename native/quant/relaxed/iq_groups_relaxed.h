@@ -1,0 +1,85 @@
+// The prompt kernel of the i-quants made of 8 groups of 32 signed weights
+// with one scale each (iq_groups_kernel.h's Groups: IQ3_XXS, IQ3_S) on the
+// relaxed 8-bit dot (wasm builds only). The weights plus Groups::kLevelOffset
+// (their largest magnitude) are the 7-bit operand, decoded once per block
+// for up to kMaxWideTokens tokens of int8 Q8_K activations as they are; the
+// offset of every weight comes out at once as kLevelOffset * (the scales
+// times the block's sums of 16 activations). The integer sums are the
+// reference's, the float end is iq_groups_vec_dot_wide's: the same bits.
+#pragma once
+#ifdef __wasm_simd128__
+
+#include <cstddef>
+#include <cstdint>
+
+#include "quant/blocks.h"
+#include "quant/fp16.h"
+#include "quant/quant_types.h"
+#include "quant/relaxed/relaxed_simd.h"
+#include "quant/simd128.h"
+#include "quant/token_quads.h"
+
+namespace wasmlm::simd {
+
+template <typename Groups>
+void iq_groups_tokens_relaxed(int64_t n, const void* w, const void* activations, int64_t act_stride, int n_tokens,
+                              float* out, int64_t out_stride) {
+  // int16 lanes: a dot's two products of at most 2 kLevelOffset * 127 each;
+  // a group's two dots are added in int16 where that fits too.
+  static_assert(4 * Groups::kLevelOffset * 127 < 32768);
+  constexpr bool kGroupInInt16 = 8 * Groups::kLevelOffset * 127 < 32768;
+  const auto* x = static_cast<const typename Groups::Block*>(w);
+  const auto* a = static_cast<const uint8_t*>(activations);
+  const int n_quads = (n_tokens + 3) / 4;
+  v128_t sum[kMaxWideTokens / 4], isum[kMaxWideTokens];
+  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_splat(0);
+  for (int t = n_tokens; t < 4 * n_quads; ++t) isum[t] = wasm_i32x4_splat(0);
+  const v128_t offset = wasm_i8x16_splat(Groups::kLevelOffset);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    alignas(16) int16_t ls[QK_K / 16];  // each group's scale, once per 16 weights
+    for (int ib = 0; ib < QK_K / 32; ib += 2) {
+      v128_t l[4], sc[2];  // 64 weights: 4 x 16 levels and their groups' scales
+      for (int h = 0; h < 2; ++h) {
+        Groups::decode(x[i], ib + h, &l[2 * h], &l[2 * h + 1]);
+        l[2 * h] = wasm_i8x16_add(l[2 * h], offset);
+        l[2 * h + 1] = wasm_i8x16_add(l[2 * h + 1], offset);
+        const auto s = static_cast<int16_t>(Groups::scale(x[i], ib + h));
+        ls[2 * (ib + h)] = ls[2 * (ib + h) + 1] = s;
+        sc[h] = wasm_i16x8_splat(s);
+      }
+      const uint8_t* q8 = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * ib;
+#pragma clang loop unroll(disable)
+      for (int t = 0; t < n_tokens; ++t, q8 += act_stride) {
+        v128_t p[4];
+        for (int k = 0; k < 4; ++k) p[k] = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16 * k), l[k]);
+        v128_t s;
+        if constexpr (kGroupInInt16) {
+          s = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_add(p[0], p[1]), sc[0]),
+                             wasm_i32x4_dot_i16x8(wasm_i16x8_add(p[2], p[3]), sc[1]));
+        } else {
+          s = wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_dot_i16x8(p[0], sc[0]), wasm_i32x4_dot_i16x8(p[1], sc[0])),
+                             wasm_i32x4_add(wasm_i32x4_dot_i16x8(p[2], sc[1]), wasm_i32x4_dot_i16x8(p[3], sc[1])));
+        }
+        isum[t] = ib ? wasm_i32x4_add(isum[t], s) : s;
+      }
+    }
+    const v128_t ls_lo = wasm_v128_load(ls), ls_hi = wasm_v128_load(ls + 8);
+    for (int t = 0; t < n_tokens; ++t) {
+      const block_q8_K& y = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i];
+      const v128_t offs = wasm_i32x4_add(wasm_i32x4_dot_i16x8(ls_lo, wasm_v128_load(y.bsums)),
+                                         wasm_i32x4_dot_i16x8(ls_hi, wasm_v128_load(y.bsums + 8)));
+      isum[t] = wasm_i32x4_sub(isum[t], wasm_i32x4_mul(offs, wasm_i32x4_splat(Groups::kLevelOffset)));
+    }
+    const v128_t dx = wasm_f32x4_splat(fp16_to_fp32_fast(x[i].d));
+    for (int t = 0; t < n_tokens; t += 4) {
+      const v128_t dots = hsum4_i32(isum[t], isum[t + 1], isum[t + 2], isum[t + 3]);
+      const v128_t scale = wasm_f32x4_mul(dx, quad_d(a, act_stride, i, t, n_tokens));
+      sum[t / 4] = wasm_f32x4_add(sum[t / 4], wasm_f32x4_mul(scale, wasm_f32x4_convert_i32x4(dots)));
+    }
+  }
+  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_mul(wasm_f32x4_splat(Groups::kFactor), sum[q]);
+  store_quads(sum, n_tokens, out, out_stride);
+}
+
+}  // namespace wasmlm::simd
+#endif

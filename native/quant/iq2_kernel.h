@@ -108,13 +108,7 @@ void iq2_tokens(int64_t nb, const typename Codec::Block* x, const uint8_t* a, in
       }
       dot64_tokens<16, 32, 48>(w, row(0)[i].qs + 32 * ib32, act_stride, n_tokens, ib32 == 0, isum);
     }
-    // The float end in the lanes of four tokens (token_quads.h).
-    const v128_t d = wasm_f32x4_splat(fp16_to_fp32_fast(x[i].d));
-    for (int t = 0; t < n_tokens; t += 4) {
-      const v128_t dots = hsum4_i32(isum[t], isum[t + 1], isum[t + 2], isum[t + 3]);
-      const v128_t scale = wasm_f32x4_mul(d, quad_d<block_q8_Kw>(a, act_stride, i, t, n_tokens));
-      sum[t / 4] = wasm_f32x4_add(sum[t / 4], wasm_f32x4_mul(scale, wasm_f32x4_convert_i32x4(dots)));
-    }
+    add_block_d<block_q8_Kw>(sum, n_tokens, isum, fp16_to_fp32_fast(x[i].d), a, act_stride, i);
   }
   for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_mul(wasm_f32x4_splat(0.125f), sum[q]);
   store_quads(sum, n_tokens, out, out_stride);

@@ -23,6 +23,34 @@ inline v128_t quad_d(const uint8_t* a, int64_t act_stride, int64_t i, int t, int
   return wasm_f32x4_make(d(0), d(1), d(2), d(3));
 }
 
+// The float end of a block whose weights have one scale d, for every token
+// in quads: sum += float(isum) * (d * y.d), isum[t] the token's integer sum
+// in 4 lanes (zero past n_tokens, to a multiple of 4).
+template <typename Row = block_q8_K>
+inline void add_block_d(v128_t* sums, int n_tokens, const v128_t* isum, float d, const uint8_t* a, int64_t act_stride,
+                        int64_t i) {
+  const v128_t vd = wasm_f32x4_splat(d);
+  for (int t = 0; t < n_tokens; t += 4) {
+    const v128_t dots = hsum4_i32(isum[t], isum[t + 1], isum[t + 2], isum[t + 3]);
+    const v128_t scale = wasm_f32x4_mul(vd, quad_d<Row>(a, act_stride, i, t, n_tokens));
+    sums[t / 4] = wasm_f32x4_add(sums[t / 4], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(dots), scale));
+  }
+}
+
+// isum[t] -= offset * (the dot of the 16 scales ls, one per 16 weights, with
+// token t's Q8_K sums of 16 of block i): the share of an offset added to
+// every weight to make it a 7-bit level.
+inline void sub_level_offsets(v128_t* isum, int n_tokens, const int16_t* ls, int32_t offset, const uint8_t* a,
+                              int64_t act_stride, int64_t i) {
+  const v128_t ls_lo = wasm_v128_load(ls), ls_hi = wasm_v128_load(ls + 8), off = wasm_i32x4_splat(offset);
+  for (int t = 0; t < n_tokens; ++t) {
+    const block_q8_K& y = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i];
+    const v128_t sums = wasm_i32x4_add(wasm_i32x4_dot_i16x8(ls_lo, wasm_v128_load(y.bsums)),
+                                       wasm_i32x4_dot_i16x8(ls_hi, wasm_v128_load(y.bsums + 8)));
+    isum[t] = wasm_i32x4_sub(isum[t], wasm_i32x4_mul(sums, off));
+  }
+}
+
 // The float end of a Q2_K/Q4_K/Q5_K block for every token, in quads:
 // sum += y.d * (d * isum - dmin * mins), isum[t] and mins[t] the token's
 // integer sums in 4 lanes each (zero past n_tokens, to a multiple of 4).

@@ -63,19 +63,8 @@ void iq_groups_tokens_relaxed(int64_t n, const void* w, const void* activations,
         isum[t] = ib ? wasm_i32x4_add(isum[t], s) : s;
       }
     }
-    const v128_t ls_lo = wasm_v128_load(ls), ls_hi = wasm_v128_load(ls + 8);
-    for (int t = 0; t < n_tokens; ++t) {
-      const block_q8_K& y = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i];
-      const v128_t offs = wasm_i32x4_add(wasm_i32x4_dot_i16x8(ls_lo, wasm_v128_load(y.bsums)),
-                                         wasm_i32x4_dot_i16x8(ls_hi, wasm_v128_load(y.bsums + 8)));
-      isum[t] = wasm_i32x4_sub(isum[t], wasm_i32x4_mul(offs, wasm_i32x4_splat(Groups::kLevelOffset)));
-    }
-    const v128_t dx = wasm_f32x4_splat(fp16_to_fp32_fast(x[i].d));
-    for (int t = 0; t < n_tokens; t += 4) {
-      const v128_t dots = hsum4_i32(isum[t], isum[t + 1], isum[t + 2], isum[t + 3]);
-      const v128_t scale = wasm_f32x4_mul(dx, quad_d(a, act_stride, i, t, n_tokens));
-      sum[t / 4] = wasm_f32x4_add(sum[t / 4], wasm_f32x4_mul(scale, wasm_f32x4_convert_i32x4(dots)));
-    }
+    sub_level_offsets(isum, n_tokens, ls, Groups::kLevelOffset, a, act_stride, i);
+    add_block_d(sum, n_tokens, isum, fp16_to_fp32_fast(x[i].d), a, act_stride, i);
   }
   for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_mul(wasm_f32x4_splat(Groups::kFactor), sum[q]);
   store_quads(sum, n_tokens, out, out_stride);

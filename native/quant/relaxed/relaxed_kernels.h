@@ -19,26 +19,20 @@ float vec_dot_iq2_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
 // TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K, the IQ2 and IQ3 types: 1 to kMaxWideTokens tokens against Q8_K activations as they
 // are (QuantTraits::vec_dot_wide, WideForm::Q8_KAsIs), the bits of the
 // one-token kernels above.
-void vec_dot_tq2_0_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
-                                       float* out, int64_t out_stride);
-void vec_dot_q2_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
-                                      float* out, int64_t out_stride);
-void vec_dot_q3_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
-                                      float* out, int64_t out_stride);
-void vec_dot_q4_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
-                                      float* out, int64_t out_stride);
-void vec_dot_q5_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
-                                      float* out, int64_t out_stride);
-void vec_dot_iq2_xxs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
-                                         float* out, int64_t out_stride);
-void vec_dot_iq2_xs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
-                                        float* out, int64_t out_stride);
-void vec_dot_iq2_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
-                                       float* out, int64_t out_stride);
-void vec_dot_iq3_xxs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
-                                         float* out, int64_t out_stride);
-void vec_dot_iq3_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
-                                       float* out, int64_t out_stride);
+#define WASMLM_DECLARE_RELAXED_TOKENS_DOT(type)                                                                \
+  void vec_dot_##type##_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, \
+                                            float* out, int64_t out_stride);
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(tq2_0)
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(q2_K)
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(q3_K)
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(q4_K)
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(q5_K)
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq2_xxs)
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq2_xs)
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq2_s)
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq3_xxs)
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq3_s)
+#undef WASMLM_DECLARE_RELAXED_TOKENS_DOT
 // The 32-weight types with unsigned levels (MXFP4: offset) against grouped int8 activations
 // (group_q8_0r, group_q8_1r in wide_activations.h), 1 to kMaxWideTokens
 // tokens per pass (QuantTraits::vec_dot_wide; group_kernel_relaxed.h).

@@ -78,13 +78,7 @@ void vec_dot_tq2_0_q8_K_tokens_relaxed(int64_t n, const void* w, const void* act
           acc[t] = s;
       }
     }
-    const v128_t d = wasm_f32x4_splat(fp16_to_fp32_fast(x[i].d));
-    for (int q = 0; q < n_quads; ++q) {
-      const int t = 4 * q;
-      const v128_t isum = simd::hsum4_i32(part[t], part[t + 1], part[t + 2], part[t + 3]);
-      const v128_t scale = wasm_f32x4_mul(simd::quad_d(a, act_stride, i, t, n_tokens), d);
-      sum[q] = wasm_f32x4_add(sum[q], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(isum), scale));
-    }
+    simd::add_block_d(sum, n_tokens, part, fp16_to_fp32_fast(x[i].d), a, act_stride, i);
   }
   simd::store_quads(sum, n_tokens, out, out_stride);
 }

@@ -140,6 +140,42 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
   EXPECT_EQ(checked, 12 + 1 /*IQ4_XS*/ + 3 /*TQ1_0, TQ2_0, MXFP4*/ + 3 /*IQ2_XXS, IQ2_XS, IQ2_S*/ + 4 /*IQ3_XXS, IQ3_S, IQ1_S, IQ1_M*/);
 }
 
+// MXFP4 rows whose scales take every exponent of a range, the two below the
+// normal floats included (2^-128, 2^-127) and up to 2^103, through the kernel matmul picks
+// for one token and for 4: each result near the scalar reference's.
+TEST(SimdKernels, Mxfp4ScalesOfEveryExponent) {
+  const QuantTraits& t = quant_traits(GgmlType::MXFP4);
+  std::mt19937 rng(5);
+  const int64_t n = 32 * 12;  // three groups of four blocks
+  for (int e0 : {0, 12, 60, 108, 120, 200, 220}) {
+    std::vector<uint8_t> w(*ggml_nbytes(GgmlType::MXFP4, n));
+    for (int64_t b = 0; b < n / 32; ++b) {
+      w[17 * b] = static_cast<uint8_t>(e0 + b);
+      for (int j = 1; j < 17; ++j) w[17 * b + j] = static_cast<uint8_t>(rng());
+    }
+    const uint64_t q_bytes = *ggml_nbytes(t.vec_dot_type, n), wide_bytes = wide_activation_bytes(t.wide_form, n);
+    std::vector<uint8_t> qa(q_bytes * 4), wide(wide_bytes * 4 + 16);
+    for (int tok = 0; tok < 4; ++tok) {
+      std::vector<float> a = random_floats(n, rng);
+      quant_traits(t.vec_dot_type).from_float(a.data(), qa.data() + tok * q_bytes, n);
+      if (t.vec_dot_wide) widen_activations(t.wide_form, qa.data() + tok * q_bytes, wide.data() + tok * wide_bytes, n);
+    }
+    for (int n_tokens : {1, 4}) {
+      float out[4];
+      for (int tok = 0; tok < n_tokens; ++tok) out[tok] = t.vec_dot(n, w.data(), qa.data() + tok * q_bytes);
+      if (t.vec_dot_wide && (n_tokens > 1 || t.wide_one_token))
+        t.vec_dot_wide(n, w.data(), wide.data(), static_cast<int64_t>(wide_bytes), n_tokens, out, 1);
+      for (int tok = 0; tok < n_tokens; ++tok) {
+        SCOPED_TRACE("e from " + std::to_string(e0) + ", " + std::to_string(n_tokens) + " tokens, token " +
+                     std::to_string(tok));
+        const double mag = magnitude(t, w.data(), qa.data() + tok * q_bytes, n);
+        ASSERT_GT(mag, 0);
+        EXPECT_NEAR(out[tok], t.vec_dot_ref(n, w.data(), qa.data() + tok * q_bytes), 1e-5 * mag);
+      }
+    }
+  }
+}
+
 TEST(SimdKernels, EveryVecDotMatchesItsScalarReference) {
   std::mt19937 rng(1234);
   int checked = 0;

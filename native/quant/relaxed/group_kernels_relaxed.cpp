@@ -73,6 +73,13 @@ struct MxFp4Levels {
     *hi = wasm_i8x16_swizzle(table, *hi);
   }
   static float scale(const Block& b) { return e8m0_to_fp32_half(b.e); }
+  // Four blocks' scales at once: e8m0_to_fp32_half lane by lane.
+  static v128_t scales4(const Block* x) {
+    const v128_t e = wasm_i32x4_make(x[0].e, x[1].e, x[2].e, x[3].e);
+    const v128_t normal = wasm_i32x4_shl(wasm_i32x4_sub(e, wasm_i32x4_splat(1)), 23);
+    const v128_t small = wasm_i32x4_shl(wasm_i32x4_add(e, wasm_i32x4_splat(1)), 21);  // 0x00200000 << e
+    return wasm_v128_bitselect(small, normal, wasm_u32x4_lt(e, wasm_i32x4_splat(2)));
+  }
 };
 
 }  // namespace

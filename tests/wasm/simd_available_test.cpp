@@ -1,4 +1,5 @@
 #include <emscripten.h>
+#include <wasm_simd128.h>
 #include <gtest/gtest.h>
 
 #include "quant/relaxed/relaxed_simd.h"
@@ -27,4 +28,27 @@ TEST(WasmBuild, RelaxedKernelsRunExactlyInTheRelaxedCopy) {
     }
   });
   EXPECT_EQ(wasmlm::relaxed_simd_active(), engine_has_it);
+}
+
+// The relaxed copy's two rewritten instructions do what the kernels take
+// them for: the 8-bit dot, and the swizzle for indices 0..15 (a wrong
+// encoding of either would fail here, not only deep in a kernel test).
+TEST(WasmBuild, RelaxedCopyRewritesTheDotAndTheSwizzle) {
+  if (!wasmlm::relaxed_simd_active()) GTEST_SKIP() << "the SIMD-128 build (its placeholders are never run)";
+  // Through a volatile, so that no optimizer computes the placeholders
+  // themselves at build time.
+  volatile int step = 1;
+  alignas(16) int8_t table[16], idx[16], a[16], b[16];
+  for (int i = 0; i < 16; i += step) {
+    table[i] = static_cast<int8_t>(100 - 13 * i);
+    idx[i] = static_cast<int8_t>((7 * i + 3) % 16);
+    a[i] = static_cast<int8_t>(i % 2 ? -127 + 9 * i : 120 - 5 * i);
+    b[i] = static_cast<int8_t>((37 * i) % 128);
+  }
+  alignas(16) int8_t looked_up[16];
+  wasm_v128_store(looked_up, wasmlm::simd::relaxed_swizzle(wasm_v128_load(table), wasm_v128_load(idx)));
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(looked_up[i], table[idx[i]]) << "lane " << i;
+  alignas(16) int16_t dots[8];
+  wasm_v128_store(dots, wasmlm::simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(a), wasm_v128_load(b)));
+  for (int k = 0; k < 8; ++k) EXPECT_EQ(dots[k], a[2 * k] * b[2 * k] + a[2 * k + 1] * b[2 * k + 1]) << "lane " << k;
 }

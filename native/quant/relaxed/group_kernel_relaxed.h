@@ -17,8 +17,7 @@
 // Levels (one per type) provides: Block; kOffset (0 for the min types);
 // levels(block, &lo, &hi), the levels of weights 0-15 and 16-31 as bytes in
 // 0..63 (so that a lane's 4 products stay within int16); scale(block) and,
-// for the min types, min(block); optionally scales4(blocks), the scales of
-// four blocks as f32 lanes (the same values).
+// for the min types, min(block).
 #pragma once
 #ifdef __wasm_simd128__
 
@@ -32,11 +31,6 @@
 #include "quant/wide_activations.h"
 
 namespace wasmlm::simd {
-
-template <typename Levels, typename = void>
-struct HasScales4 : std::false_type {};
-template <typename Levels>
-struct HasScales4<Levels, std::void_t<decltype(Levels::scales4(nullptr))>> : std::true_type {};
 
 // Integer dot of one block's levels with its 32 activations, as 4 int32 lanes.
 inline v128_t relaxed_block_dot(v128_t lo, v128_t hi, const int8_t* q8) {
@@ -68,14 +62,6 @@ struct RelaxedGroups {
   };
 
   static void load(const Block* x, int count, Group& g) {
-    if constexpr (HasScales4<Levels>::value) {
-      if (count == 4) {
-        for (int b = 0; b < 4; ++b) Levels::levels(x[b], &g.lo[b], &g.hi[b]);
-        g.d = Levels::scales4(x);
-        g.m = wasm_f32x4_splat(0);
-        return;
-      }
-    }
     float d[4] = {0, 0, 0, 0}, m[4] = {0, 0, 0, 0};
     for (int b = 0; b < 4; ++b) {
       if (b < count) {

@@ -1,6 +1,7 @@
 // The 32-weight types with unsigned levels on the relaxed group kernel
 // (group_kernel_relaxed.h): how each one's levels, scale and min unpack.
-// MXFP4's levels are signed (-12..12): looked up plus 12, they are unsigned.
+// MXFP4's levels are signed (-12..12): looked up plus 12 (a relaxed swizzle),
+// they are unsigned.
 // (Not Q5_1: its one-token kernel came out slower than SIMD-128's.)
 #include "quant/relaxed/relaxed_kernels.h"
 #ifdef __wasm_simd128__
@@ -69,17 +70,10 @@ struct MxFp4Levels {
   static void levels(const Block& b, v128_t* lo, v128_t* hi) {
     const v128_t table = wasm_v128_load(kLevels.v);
     nibbles(b.qs, lo, hi);
-    *lo = wasm_i8x16_swizzle(table, *lo);
-    *hi = wasm_i8x16_swizzle(table, *hi);
+    *lo = simd::relaxed_swizzle(table, *lo);
+    *hi = simd::relaxed_swizzle(table, *hi);
   }
-  static float scale(const Block& b) { return e8m0_to_fp32_half(b.e); }
-  // Four blocks' scales at once: e8m0_to_fp32_half lane by lane.
-  static v128_t scales4(const Block* x) {
-    const v128_t e = wasm_i32x4_make(x[0].e, x[1].e, x[2].e, x[3].e);
-    const v128_t normal = wasm_i32x4_shl(wasm_i32x4_sub(e, wasm_i32x4_splat(1)), 23);
-    const v128_t small = wasm_i32x4_shl(wasm_i32x4_add(e, wasm_i32x4_splat(1)), 21);  // 0x00200000 << e
-    return wasm_v128_bitselect(small, normal, wasm_u32x4_lt(e, wasm_i32x4_splat(2)));
-  }
+  static float scale(const Block& b) { return e8m0_to_fp32_half_fast(b.e); }
 };
 
 }  // namespace

@@ -1,10 +1,11 @@
 // Relaxed SIMD's i16x8.relaxed_dot_i8x16_i7x16_s (pmaddubsw on x86: 16
 // multiply-adds of int8 by 7-bit values in one instruction; SIMD-128 has no
-// 8-bit dot product). Debian's clang 14 cannot emit it in its standard
-// encoding, so the source writes i16x8.q15mulr_sat_s in its place (same
-// operand and result types, used nowhere else) and the build rewrites that
-// opcode into the relaxed dot in a second copy of each .wasm
-// (wasm/relaxed-simd.mjs). The loader picks that copy where the engine
+// 8-bit dot product) and i8x16.relaxed_swizzle (a bare pshufb: SIMD-128's
+// swizzle adds a saturating add to zero the lanes of indices past 15).
+// Debian's clang 14 cannot emit them, so the source writes
+// i16x8.q15mulr_sat_s and i8x16.avgr_u in their places (same operand and
+// result types, used nowhere else) and the build rewrites those opcodes into
+// the relaxed ones in a second copy of each .wasm (wasm/relaxed-simd.mjs). The loader picks that copy where the engine
 // validates relaxed SIMD. relaxed_simd_active() tells at run time which
 // binary this is: the kernels here are chosen only when it is true.
 #pragma once
@@ -22,6 +23,10 @@ namespace simd {
 
 // Lane k of the int16 result: a[2k] b[2k] + a[2k+1] b[2k+1]; a int8, b in 0..127.
 inline v128_t relaxed_dot_i8x16_i7x16(v128_t a, v128_t b) { return wasm_i16x8_q15mulr_sat(a, b); }
+
+// Lane k: table[idx[k]], for indices in 0..15 only (past 15 the relaxed
+// swizzle may give either 0 or table[idx[k] % 16]).
+inline v128_t relaxed_swizzle(v128_t table, v128_t idx) { return wasm_u8x16_avgr(table, idx); }
 
 // 32 int8 activations a[0..31] against levels lo (for a[0..15]) and hi
 // (a[16..31]), in 0..127: lane k holds 4 of the products, summed in int16.

@@ -3,6 +3,7 @@
 // values doubled to integers, so w = 2^(e - 128) * level (ggml's
 // GGML_E8M0_TO_FP32_HALF). Weight j is in the low nibble of qs[j], weight
 // 16 + j in the high nibble, as in Q4_0.
+#include <array>
 #include <cmath>
 
 #include "quant/blocks.h"
@@ -12,6 +13,18 @@
 #include "quant/table_block_kernel.h"
 
 namespace wasmlm {
+
+namespace {
+std::array<float, 256> make_e8m0_half_table() {
+  std::array<float, 256> t;
+  for (int e = 0; e < 256; ++e) t[e] = e8m0_to_fp32_half(static_cast<uint8_t>(e));
+  return t;
+}
+const std::array<float, 256> e8m0_half_table = make_e8m0_half_table();
+}  // namespace
+
+// Built during static initialization, before any kernel can run.
+const float* const kE8m0HalfTable = e8m0_half_table.data();
 
 void dequantize_row_mxfp4(const void* src, float* y, int64_t n) {
   const auto* x = static_cast<const block_mxfp4*>(src);
@@ -86,14 +99,14 @@ float vec_dot_mxfp4_q8_0(int64_t n, const void* w, const void* a) {
 // accumulate in 4 float lanes, so the sum's rounding differs from the scalar.
 float vec_dot_mxfp4_q8_0_simd(int64_t n, const void* w, const void* a) {
   return simd::vec_dot_table_blocks_q8_0(kValuesMxfp4, n, static_cast<const block_mxfp4*>(w), a,
-                                         [](const block_mxfp4& b) { return e8m0_to_fp32_half(b.e); });
+                                         [](const block_mxfp4& b) { return e8m0_to_fp32_half_fast(b.e); });
 }
 
 // 2 to 4 tokens; one token uses vec_dot_mxfp4_q8_0_simd (QuantTraits::wide_one_token).
 void vec_dot_mxfp4_q8_0w(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                          int64_t out_stride) {
   simd::vec_dot_table_blocks_q8_0w(kValuesMxfp4, n, static_cast<const block_mxfp4*>(w), a, act_stride, n_tokens, out,
-                                   out_stride, [](const block_mxfp4& b) { return e8m0_to_fp32_half(b.e); });
+                                   out_stride, [](const block_mxfp4& b) { return e8m0_to_fp32_half_fast(b.e); });
 }
 #endif
 

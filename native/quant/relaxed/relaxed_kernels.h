@@ -10,18 +10,20 @@ namespace wasmlm {
 float vec_dot_q2_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q3_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q4_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
+float vec_dot_tq1_0_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_tq2_0_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q5_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_q6_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq2_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq2_xs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq2_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
-// TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K, the IQ2 and IQ3 types: 1 to kMaxWideTokens tokens against Q8_K activations as they
+// TQ1_0, TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K, the IQ2 and IQ3 types: 1 to kMaxWideTokens tokens against Q8_K activations as they
 // are (QuantTraits::vec_dot_wide, WideForm::Q8_KAsIs), the bits of the
 // one-token kernels above.
 #define WASMLM_DECLARE_RELAXED_TOKENS_DOT(type)                                                                \
   void vec_dot_##type##_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, \
                                             float* out, int64_t out_stride);
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(tq1_0)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(tq2_0)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(q2_K)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(q3_K)

@@ -21,7 +21,7 @@ float vec_dot_table_blocks_q8_0(const int8_t* table, int64_t n, const Block* x, 
   for (int64_t i = 0; i < n / 32; ++i) {
     const v128_t v = wasm_v128_load(x[i].qs);
     const v128_t lo = wasm_i8x16_swizzle(levels, wasm_v128_and(v, m4));
-    const v128_t hi = wasm_i8x16_swizzle(levels, wasm_u8x16_shr(v, 4));
+    const v128_t hi = wasm_i8x16_swizzle(levels, simd::high_nibbles(v));
     acc = add_scaled(acc, block_dot_i8x32(lo, hi, y[i].qs), scale(x[i]) * fp16_to_fp32_fast(y[i].d));
   }
   return hsum_f32(acc);
@@ -39,7 +39,7 @@ void vec_dot_table_blocks_q8_0w(const int8_t* table, int64_t n, const Block* x, 
       [&](const Block& b, v128_t(&w)[4]) {
         const v128_t v = wasm_v128_load(b.qs);
         const v128_t lo = wasm_i8x16_swizzle(levels, wasm_v128_and(v, m4));
-        const v128_t hi = wasm_i8x16_swizzle(levels, wasm_u8x16_shr(v, 4));
+        const v128_t hi = wasm_i8x16_swizzle(levels, simd::high_nibbles(v));
         w[0] = wasm_i16x8_extend_low_i8x16(lo);
         w[1] = wasm_i16x8_extend_high_i8x16(lo);
         w[2] = wasm_i16x8_extend_low_i8x16(hi);

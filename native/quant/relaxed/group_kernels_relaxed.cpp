@@ -20,7 +20,7 @@ namespace {
 inline void nibbles(const uint8_t* qs, v128_t* lo, v128_t* hi) {
   const v128_t v = wasm_v128_load(qs);
   *lo = wasm_v128_and(v, wasm_i8x16_splat(0x0F));
-  *hi = wasm_u8x16_shr(v, 4);
+  *hi = simd::high_nibbles(v);
 }
 
 // Nibbles plus the 5th bits from qh (bit j: weight j).

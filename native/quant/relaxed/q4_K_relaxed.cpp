@@ -20,8 +20,8 @@ template <int J>
 inline v128_t q4_K_pair(const uint8_t* q4, const int8_t* q8, v128_t sc16, v128_t acc) {
   const v128_t m4 = wasm_i8x16_splat(0x0F);
   const v128_t v0 = wasm_v128_load(q4 + 16 * J), v1 = wasm_v128_load(q4 + 16 * J + 16);
-  return simd::scaled_pair_dot<J>(q8 + 32 * J, wasm_v128_and(v0, m4), wasm_v128_and(v1, m4), wasm_u8x16_shr(v0, 4),
-                                  wasm_u8x16_shr(v1, 4), sc16, acc);
+  return simd::scaled_pair_dot<J>(q8 + 32 * J, wasm_v128_and(v0, m4), wasm_v128_and(v1, m4), simd::high_nibbles(v0),
+                                  simd::high_nibbles(v1), sc16, acc);
 }
 
 struct Q4_KLevels {
@@ -29,7 +29,7 @@ struct Q4_KLevels {
   static simd::PairLevels pair(const block_q4_K& x) {
     const v128_t m4 = wasm_i8x16_splat(0x0F);
     const v128_t v0 = wasm_v128_load(x.qs + 16 * J), v1 = wasm_v128_load(x.qs + 16 * J + 16);
-    return {wasm_v128_and(v0, m4), wasm_v128_and(v1, m4), wasm_u8x16_shr(v0, 4), wasm_u8x16_shr(v1, 4)};
+    return {wasm_v128_and(v0, m4), wasm_v128_and(v1, m4), simd::high_nibbles(v0), simd::high_nibbles(v1)};
   }
 };
 

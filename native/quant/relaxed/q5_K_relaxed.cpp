@@ -32,8 +32,8 @@ inline v128_t q5_K_pair(const block_q5_K& x, const int8_t* q8, v128_t h0, v128_t
   const v128_t v0 = wasm_v128_load(x.qs + 16 * J), v1 = wasm_v128_load(x.qs + 16 * J + 16);
   return simd::scaled_pair_dot<J>(q8 + 32 * J, wasm_v128_or(wasm_v128_and(v0, m4), bit_to_16<J>(h0)),
                                   wasm_v128_or(wasm_v128_and(v1, m4), bit_to_16<J>(h1)),
-                                  wasm_v128_or(wasm_u8x16_shr(v0, 4), bit_to_16<J + 1>(h0)),
-                                  wasm_v128_or(wasm_u8x16_shr(v1, 4), bit_to_16<J + 1>(h1)), sc16, acc);
+                                  wasm_v128_or(simd::high_nibbles(v0), bit_to_16<J + 1>(h0)),
+                                  wasm_v128_or(simd::high_nibbles(v1), bit_to_16<J + 1>(h1)), sc16, acc);
 }
 
 struct Q5_KLevels {
@@ -43,7 +43,7 @@ struct Q5_KLevels {
     const v128_t h0 = wasm_v128_load(x.qh), h1 = wasm_v128_load(x.qh + 16);
     const v128_t v0 = wasm_v128_load(x.qs + 16 * J), v1 = wasm_v128_load(x.qs + 16 * J + 16);
     return {wasm_v128_or(wasm_v128_and(v0, m4), bit_to_16<J>(h0)), wasm_v128_or(wasm_v128_and(v1, m4), bit_to_16<J>(h1)),
-            wasm_v128_or(wasm_u8x16_shr(v0, 4), bit_to_16<J + 1>(h0)), wasm_v128_or(wasm_u8x16_shr(v1, 4), bit_to_16<J + 1>(h1))};
+            wasm_v128_or(simd::high_nibbles(v0), bit_to_16<J + 1>(h0)), wasm_v128_or(simd::high_nibbles(v1), bit_to_16<J + 1>(h1))};
   }
 };
 

@@ -61,7 +61,7 @@ struct Iq4xsGroups {
   static void decode(const Block& b, int ib, v128_t* lo, v128_t* hi) {
     const v128_t levels = wasm_v128_load(kValuesIq4nl), v = wasm_v128_load(b.qs + 16 * ib);
     *lo = wasm_i8x16_swizzle(levels, wasm_v128_and(v, wasm_i8x16_splat(0x0F)));
-    *hi = wasm_i8x16_swizzle(levels, wasm_u8x16_shr(v, 4));
+    *hi = wasm_i8x16_swizzle(levels, simd::high_nibbles(v));
   }
   static int32_t scale(const Block& b, int ib) { return group_scale(b, ib); }
 };

@@ -63,7 +63,7 @@ float vec_dot_q4_0_q8_0_simd(int64_t n, const void* w, const void* a) {
   for (int64_t i = 0; i < n / QK4_0; ++i) {
     const v128_t v = wasm_v128_load(x[i].qs);
     const v128_t lo = wasm_i8x16_sub(wasm_v128_and(v, m4), s8);
-    const v128_t hi = wasm_i8x16_sub(wasm_u8x16_shr(v, 4), s8);
+    const v128_t hi = wasm_i8x16_sub(simd::high_nibbles(v), s8);
     const v128_t isum = simd::block_dot_i8x32(lo, hi, y[i].qs);
     acc = simd::add_scaled(acc, isum, fp16_to_fp32_fast(x[i].d) * fp16_to_fp32_fast(y[i].d));
   }

@@ -63,7 +63,7 @@ float vec_dot_q4_1_q8_1_simd(int64_t n, const void* w, const void* a) {
   float sum_ms = 0;
   for (int64_t i = 0; i < n / QK4_1; ++i) {
     const v128_t v = wasm_v128_load(x[i].qs);
-    const v128_t isum = simd::block_dot_i8x32(wasm_v128_and(v, m4), wasm_u8x16_shr(v, 4), y[i].qs);
+    const v128_t isum = simd::block_dot_i8x32(wasm_v128_and(v, m4), simd::high_nibbles(v), y[i].qs);
     acc = simd::add_scaled(acc, isum, fp16_to_fp32_fast(x[i].d) * fp16_to_fp32_fast(y[i].d));
     sum_ms += fp16_to_fp32_fast(x[i].m) * fp16_to_fp32_fast(y[i].s);
   }

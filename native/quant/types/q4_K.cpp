@@ -84,8 +84,8 @@ float vec_dot_q4_K_q8_K_simd(int64_t n, const void* w, const void* a) {
       const v128_t v0 = wasm_v128_load(q4), v1 = wasm_v128_load(q4 + 16);
       const v128_t s0 = wasm_i32x4_add(simd::dot_i8x16(wasm_v128_and(v0, m4), wasm_v128_load(q8)),
                                        simd::dot_i8x16(wasm_v128_and(v1, m4), wasm_v128_load(q8 + 16)));
-      const v128_t s1 = wasm_i32x4_add(simd::dot_i8x16(wasm_u8x16_shr(v0, 4), wasm_v128_load(q8 + 32)),
-                                       simd::dot_i8x16(wasm_u8x16_shr(v1, 4), wasm_v128_load(q8 + 48)));
+      const v128_t s1 = wasm_i32x4_add(simd::dot_i8x16(simd::high_nibbles(v0), wasm_v128_load(q8 + 32)),
+                                       simd::dot_i8x16(simd::high_nibbles(v1), wasm_v128_load(q8 + 48)));
       isum = wasm_i32x4_add(isum, wasm_i32x4_add(wasm_i32x4_mul(s0, wasm_i32x4_splat(sc0)),
                                                  wasm_i32x4_mul(s1, wasm_i32x4_splat(sc1))));
       summs += m0 * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]) + m1 * (y[i].bsums[2 * j + 2] + y[i].bsums[2 * j + 3]);

@@ -82,7 +82,7 @@ float vec_dot_q5_0_q8_0_simd(int64_t n, const void* w, const void* a) {
     simd::q5_high_bits(qh, &h_lo, &h_hi);
     const v128_t v = wasm_v128_load(x[i].qs);
     const v128_t lo = wasm_i8x16_sub(wasm_v128_or(wasm_v128_and(v, m4), h_lo), s16);
-    const v128_t hi = wasm_i8x16_sub(wasm_v128_or(wasm_u8x16_shr(v, 4), h_hi), s16);
+    const v128_t hi = wasm_i8x16_sub(wasm_v128_or(simd::high_nibbles(v), h_hi), s16);
     const v128_t isum = simd::block_dot_i8x32(lo, hi, y[i].qs);
     acc = simd::add_scaled(acc, isum, fp16_to_fp32_fast(x[i].d) * fp16_to_fp32_fast(y[i].d));
   }
@@ -104,7 +104,7 @@ void vec_dot_q5_0_q8_0w(int64_t n, const void* w, const void* a, int64_t act_str
     v128_t h_lo, h_hi;
     simd::q5_high_bits(qh, &h_lo, &h_hi);
     const v128_t v = wasm_v128_load(b.qs);
-    const v128_t lo = wasm_v128_or(wasm_v128_and(v, m4), h_lo), hi = wasm_v128_or(wasm_u8x16_shr(v, 4), h_hi);
+    const v128_t lo = wasm_v128_or(wasm_v128_and(v, m4), h_lo), hi = wasm_v128_or(simd::high_nibbles(v), h_hi);
     q[0] = wasm_u16x8_extend_low_u8x16(lo);
     q[1] = wasm_u16x8_extend_high_u8x16(lo);
     q[2] = wasm_u16x8_extend_low_u8x16(hi);

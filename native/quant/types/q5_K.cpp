@@ -109,8 +109,8 @@ float vec_dot_q5_K_q8_K_simd(int64_t n, const void* w, const void* a) {
           simd::dot_i8x16(wasm_v128_or(wasm_v128_and(v0, m4), high(qh0, u1)), wasm_v128_load(q8)),
           simd::dot_i8x16(wasm_v128_or(wasm_v128_and(v1, m4), high(qh1, u1)), wasm_v128_load(q8 + 16)));
       const v128_t s1 = wasm_i32x4_add(
-          simd::dot_i8x16(wasm_v128_or(wasm_u8x16_shr(v0, 4), high(qh0, u2)), wasm_v128_load(q8 + 32)),
-          simd::dot_i8x16(wasm_v128_or(wasm_u8x16_shr(v1, 4), high(qh1, u2)), wasm_v128_load(q8 + 48)));
+          simd::dot_i8x16(wasm_v128_or(simd::high_nibbles(v0), high(qh0, u2)), wasm_v128_load(q8 + 32)),
+          simd::dot_i8x16(wasm_v128_or(simd::high_nibbles(v1), high(qh1, u2)), wasm_v128_load(q8 + 48)));
       isum = wasm_i32x4_add(isum, wasm_i32x4_add(wasm_i32x4_mul(s0, wasm_i32x4_splat(sc0)),
                                                  wasm_i32x4_mul(s1, wasm_i32x4_splat(sc1))));
       summs += m0 * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]) + m1 * (y[i].bsums[2 * j + 2] + y[i].bsums[2 * j + 3]);

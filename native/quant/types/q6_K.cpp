@@ -124,10 +124,10 @@ float vec_dot_q6_K_q8_K_simd(int64_t n, const void* w, const void* a) {
         const v128_t a0 = wasm_v128_load(ql + l), a1 = wasm_v128_load(ql + l + 32), h = wasm_v128_load(qh + l);
         const v128_t q1 = wasm_i8x16_sub(wasm_v128_or(wasm_v128_and(a0, m4), wasm_i8x16_shl(wasm_v128_and(h, m3), 4)), s32);
         const v128_t q2 = wasm_i8x16_sub(
-            wasm_v128_or(wasm_v128_and(a1, m4), wasm_i8x16_shl(wasm_v128_and(wasm_u8x16_shr(h, 2), m3), 4)), s32);
+            wasm_v128_or(wasm_v128_and(a1, m4), wasm_i8x16_shl(wasm_v128_and(wasm_u16x8_shr(h, 2), m3), 4)), s32);
         const v128_t q3 = wasm_i8x16_sub(
-            wasm_v128_or(wasm_u8x16_shr(a0, 4), wasm_i8x16_shl(wasm_v128_and(wasm_u8x16_shr(h, 4), m3), 4)), s32);
-        const v128_t q4 = wasm_i8x16_sub(wasm_v128_or(wasm_u8x16_shr(a1, 4), wasm_i8x16_shl(wasm_u8x16_shr(h, 6), 4)), s32);
+            wasm_v128_or(simd::high_nibbles(a0), wasm_i8x16_shl(wasm_v128_and(simd::high_nibbles(h), m3), 4)), s32);
+        const v128_t q4 = wasm_i8x16_sub(wasm_v128_or(simd::high_nibbles(a1), wasm_i8x16_shl(wasm_u8x16_shr(h, 6), 4)), s32);
         v128_t t = wasm_i32x4_mul(simd::dot_i8x16(q1, wasm_v128_load(q8 + l)), wasm_i32x4_splat(sc[is + 0]));
         t = wasm_i32x4_add(t, wasm_i32x4_mul(simd::dot_i8x16(q2, wasm_v128_load(q8 + l + 32)), wasm_i32x4_splat(sc[is + 2])));
         t = wasm_i32x4_add(t, wasm_i32x4_mul(simd::dot_i8x16(q3, wasm_v128_load(q8 + l + 64)), wasm_i32x4_splat(sc[is + 4])));

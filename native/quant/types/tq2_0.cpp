@@ -69,8 +69,8 @@ float vec_dot_tq2_0_q8_K_simd(int64_t n, const void* w, const void* a) {
     for (int half = 0; half < QK_K / 4; half += 32) {
       const v128_t v0 = wasm_v128_load(x[i].qs + half), v1 = wasm_v128_load(x[i].qs + half + 16);
       for (int l = 0; l < 4; ++l, q8 += 32) {
-        const v128_t t0 = wasm_i8x16_sub(wasm_v128_and(wasm_u8x16_shr(v0, 2 * l), m3), one);
-        const v128_t t1 = wasm_i8x16_sub(wasm_v128_and(wasm_u8x16_shr(v1, 2 * l), m3), one);
+        const v128_t t0 = wasm_i8x16_sub(wasm_v128_and(wasm_u16x8_shr(v0, 2 * l), m3), one);
+        const v128_t t1 = wasm_i8x16_sub(wasm_v128_and(wasm_u16x8_shr(v1, 2 * l), m3), one);
         isum = wasm_i32x4_add(isum, simd::block_dot_i8x32(t0, t1, q8));
       }
     }
@@ -89,8 +89,8 @@ void vec_dot_tq2_0_q8_Kw(int64_t n, const void* w, const void* a, int64_t act_st
           const v128_t v0 = wasm_v128_load(b.qs + 32 * half), v1 = wasm_v128_load(b.qs + 32 * half + 16);
           for (int l = 0; l < 4; ++l) {
             int16_t* dst = q + 128 * half + 32 * l;
-            const v128_t t0 = wasm_i8x16_sub(wasm_v128_and(wasm_u8x16_shr(v0, 2 * l), m3), one);
-            const v128_t t1 = wasm_i8x16_sub(wasm_v128_and(wasm_u8x16_shr(v1, 2 * l), m3), one);
+            const v128_t t0 = wasm_i8x16_sub(wasm_v128_and(wasm_u16x8_shr(v0, 2 * l), m3), one);
+            const v128_t t1 = wasm_i8x16_sub(wasm_v128_and(wasm_u16x8_shr(v1, 2 * l), m3), one);
             wasm_v128_store(dst, wasm_i16x8_extend_low_i8x16(t0));
             wasm_v128_store(dst + 8, wasm_i16x8_extend_high_i8x16(t0));
             wasm_v128_store(dst + 16, wasm_i16x8_extend_low_i8x16(t1));

@@ -11,6 +11,7 @@
 
 #include "quant/blocks.h"
 #include "quant/simd128.h"
+#include "quant/token_quads.h"
 
 namespace wasmlm::simd {
 
@@ -28,10 +29,7 @@ struct Q3KParts {
   }
 
   // 4 * sum over the sub-blocks of scale * bsums (16 sums of 16 activations).
-  int32_t offsets(const int16_t* bsums) const {
-    return 4 * hsum_i32(wasm_i32x4_add(wasm_i32x4_dot_i16x8(sc_lo, wasm_v128_load(bsums)),
-                                       wasm_i32x4_dot_i16x8(sc_hi, wasm_v128_load(bsums + 8))));
-  }
+  int32_t offsets(const int16_t* bsums) const { return 4 * hsum_i32(scaled_bsums(sc_lo, sc_hi, bsums)); }
 };
 
 }  // namespace wasmlm::simd

@@ -37,17 +37,22 @@ inline void add_block_d(v128_t* sums, int n_tokens, const v128_t* isum, float d,
   }
 }
 
-// isum[t] -= offset * (the dot of the 16 scales ls, one per 16 weights, with
-// token t's Q8_K sums of 16 of block i): the share of an offset added to
-// every weight to make it a 7-bit level.
+// The dot of 16 int16 scales (ls_lo: sub-blocks 0-7, ls_hi: 8-15), one per
+// 16 weights, with a Q8_K block's 16 sums of 16 activations, in 4 int32
+// lanes: times an offset added to every weight to make it a 7-bit level, the
+// share of that offset in the block's integer sum.
+inline v128_t scaled_bsums(v128_t ls_lo, v128_t ls_hi, const int16_t* bsums) {
+  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(ls_lo, wasm_v128_load(bsums)),
+                        wasm_i32x4_dot_i16x8(ls_hi, wasm_v128_load(bsums + 8)));
+}
+
+// isum[t] -= offset * scaled_bsums(the 16 scales ls, token t's block i).
 inline void sub_level_offsets(v128_t* isum, int n_tokens, const int16_t* ls, int32_t offset, const uint8_t* a,
                               int64_t act_stride, int64_t i) {
   const v128_t ls_lo = wasm_v128_load(ls), ls_hi = wasm_v128_load(ls + 8), off = wasm_i32x4_splat(offset);
   for (int t = 0; t < n_tokens; ++t) {
     const block_q8_K& y = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i];
-    const v128_t sums = wasm_i32x4_add(wasm_i32x4_dot_i16x8(ls_lo, wasm_v128_load(y.bsums)),
-                                       wasm_i32x4_dot_i16x8(ls_hi, wasm_v128_load(y.bsums + 8)));
-    isum[t] = wasm_i32x4_sub(isum[t], wasm_i32x4_mul(sums, off));
+    isum[t] = wasm_i32x4_sub(isum[t], wasm_i32x4_mul(scaled_bsums(ls_lo, ls_hi, y.bsums), off));
   }
 }
 

@@ -27,9 +27,7 @@ namespace wasmlm::simd {
 // int16 lanes) less the sum of its 256 activations (from the bsums).
 inline v128_t ternary_block_dot(v128_t acc, const block_q8_K& y) {
   const v128_t ones = wasm_i16x8_splat(1);
-  const v128_t all = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_v128_load(y.bsums), ones),
-                                    wasm_i32x4_dot_i16x8(wasm_v128_load(y.bsums + 8), ones));
-  return wasm_i32x4_sub(wasm_i32x4_extadd_pairwise_i16x8(acc), all);
+  return wasm_i32x4_sub(wasm_i32x4_extadd_pairwise_i16x8(acc), scaled_bsums(ones, ones, y.bsums));
 }
 
 // dot(t + 1, a) of a block's 256 activations q8, in int16 lanes.

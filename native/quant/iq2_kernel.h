@@ -89,10 +89,8 @@ float iq2_one_token_wide(int64_t nb, const typename Codec::Block* x, const block
 template <typename Codec>
 void iq2_tokens(int64_t nb, const typename Codec::Block* x, const uint8_t* a, int64_t act_stride, int n_tokens,
                 float* out, int64_t out_stride) {
-  const int n_quads = (n_tokens + 3) / 4;
   v128_t sum[kMaxWideTokens / 4], isum[kMaxWideTokens];
-  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_splat(0);
-  for (int t = n_tokens; t < 4 * n_quads; ++t) isum[t] = wasm_i32x4_splat(0);
+  start_quads(sum, n_tokens, {isum});
   auto row = [&](int t) { return reinterpret_cast<const block_q8_Kw*>(a + t * act_stride); };
   for (int64_t i = 0; i < nb; ++i) {
     for (int ib32 = 0; ib32 < QK_K / 32; ib32 += 2) {
@@ -110,8 +108,7 @@ void iq2_tokens(int64_t nb, const typename Codec::Block* x, const uint8_t* a, in
     }
     add_block_d<block_q8_Kw>(sum, n_tokens, isum, fp16_to_fp32_fast(x[i].d), a, act_stride, i);
   }
-  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_mul(wasm_f32x4_splat(0.125f), sum[q]);
-  store_quads(sum, n_tokens, out, out_stride);
+  store_quads(sum, n_tokens, out, out_stride, 0.125f);
 }
 
 template <typename Codec>

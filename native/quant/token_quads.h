@@ -7,11 +7,22 @@
 #include <wasm_simd128.h>
 
 #include <cstdint>
+#include <initializer_list>
 
 #include "quant/blocks.h"
 #include "quant/simd128.h"
 
 namespace wasmlm::simd {
+
+// Starts the float ends of n_tokens tokens: the float sums (sums[q], one
+// per four tokens) at zero, and in each integer-sum array of `ints` the pad
+// lanes past n_tokens (to a multiple of 4), which hsum4_i32 reads, at zero.
+inline void start_quads(v128_t* sums, int n_tokens, std::initializer_list<v128_t*> ints) {
+  const int padded = (n_tokens + 3) / 4 * 4;
+  for (int q = 0; q < padded / 4; ++q) sums[q] = wasm_f32x4_splat(0);
+  for (v128_t* isum : ints)
+    for (int t = n_tokens; t < padded; ++t) isum[t] = wasm_i32x4_splat(0);
+}
 
 // The d of block i of tokens t..t + 3 (0 past n_tokens); Row: block_q8_K,
 // or block_q8_Kw for the int16 kernels.
@@ -71,12 +82,13 @@ inline void add_block_dmin(v128_t* sums, int n_tokens, const v128_t* isum, const
   }
 }
 
-// out[t * out_stride] = lane t % 4 of sums[t / 4].
-inline void store_quads(const v128_t* sums, int n_tokens, float* out, int64_t out_stride) {
+// out[t * out_stride] = factor * lane t % 4 of sums[t / 4] (factor: the
+// reference's last multiply, where it has one; times 1 changes no bits).
+inline void store_quads(const v128_t* sums, int n_tokens, float* out, int64_t out_stride, float factor = 1.0f) {
   for (int t = 0; t < n_tokens; ++t) {
     alignas(16) float lanes[4];
     wasm_v128_store(lanes, sums[t / 4]);
-    out[t * out_stride] = lanes[t % 4];
+    out[t * out_stride] = factor * lanes[t % 4];
   }
 }
 

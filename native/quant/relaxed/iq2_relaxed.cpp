@@ -64,10 +64,8 @@ void iq2_tokens_relaxed(int64_t n, const void* w, const void* activations, int64
                         float* out, int64_t out_stride) {
   const auto* x = static_cast<const typename Codec::Block*>(w);
   const auto* a = static_cast<const uint8_t*>(activations);
-  const int n_quads = (n_tokens + 3) / 4;
   v128_t sum[kMaxWideTokens / 4], isum[kMaxWideTokens];
-  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_splat(0);
-  for (int t = n_tokens; t < 4 * n_quads; ++t) isum[t] = wasm_i32x4_splat(0);
+  simd::start_quads(sum, n_tokens, {isum});
   const v128_t offset = wasm_i8x16_splat(43);
   for (int64_t i = 0; i < n / QK_K; ++i) {
     alignas(16) int16_t ls[QK_K / 16];  // the scale of each 16 weights
@@ -97,8 +95,7 @@ void iq2_tokens_relaxed(int64_t n, const void* w, const void* activations, int64
     simd::sub_level_offsets(isum, n_tokens, ls, 43, a, act_stride, i);
     simd::add_block_d(sum, n_tokens, isum, fp16_to_fp32_fast(x[i].d), a, act_stride, i);
   }
-  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_mul(wasm_f32x4_splat(0.125f), sum[q]);
-  simd::store_quads(sum, n_tokens, out, out_stride);
+  simd::store_quads(sum, n_tokens, out, out_stride, 0.125f);
 }
 
 }  // namespace

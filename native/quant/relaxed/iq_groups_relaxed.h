@@ -30,10 +30,8 @@ void iq_groups_tokens_relaxed(int64_t n, const void* w, const void* activations,
   constexpr bool kGroupInInt16 = 8 * Groups::kLevelOffset * 127 < 32768;
   const auto* x = static_cast<const typename Groups::Block*>(w);
   const auto* a = static_cast<const uint8_t*>(activations);
-  const int n_quads = (n_tokens + 3) / 4;
   v128_t sum[kMaxWideTokens / 4], isum[kMaxWideTokens];
-  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_splat(0);
-  for (int t = n_tokens; t < 4 * n_quads; ++t) isum[t] = wasm_i32x4_splat(0);
+  start_quads(sum, n_tokens, {isum});
   const v128_t offset = wasm_i8x16_splat(Groups::kLevelOffset);
   for (int64_t i = 0; i < n / QK_K; ++i) {
     alignas(16) int16_t ls[QK_K / 16];  // each group's scale, once per 16 weights
@@ -66,8 +64,7 @@ void iq_groups_tokens_relaxed(int64_t n, const void* w, const void* activations,
     sub_level_offsets(isum, n_tokens, ls, Groups::kLevelOffset, a, act_stride, i);
     add_block_d(sum, n_tokens, isum, fp16_to_fp32_fast(x[i].d), a, act_stride, i);
   }
-  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_mul(wasm_f32x4_splat(Groups::kFactor), sum[q]);
-  store_quads(sum, n_tokens, out, out_stride);
+  store_quads(sum, n_tokens, out, out_stride, Groups::kFactor);
 }
 
 }  // namespace wasmlm::simd

@@ -86,10 +86,8 @@ template <typename Levels, typename Block>
 inline void k_tokens_relaxed(int64_t n, const Block* x, const void* activations, int64_t act_stride, int n_tokens,
                              float* out, int64_t out_stride) {
   const auto* a = static_cast<const uint8_t*>(activations);
-  const int n_quads = (n_tokens + 3) / 4;
   v128_t sum[kMaxWideTokens / 4], isum[kMaxWideTokens], mins[kMaxWideTokens];
-  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_splat(0);
-  for (int t = n_tokens; t < 4 * n_quads; ++t) isum[t] = mins[t] = wasm_i32x4_splat(0);
+  start_quads(sum, n_tokens, {isum, mins});
   for (int64_t i = 0; i < n / QK_K; ++i) {
     const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
     const v128_t sc16 = wasm_u16x8_extend_low_u8x16(scales_mins), m16 = wasm_u16x8_extend_high_u8x16(scales_mins);

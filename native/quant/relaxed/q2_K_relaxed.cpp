@@ -44,10 +44,8 @@ void vec_dot_q2_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* acti
   const auto* x = static_cast<const block_q2_K*>(w);
   const auto* a = static_cast<const uint8_t*>(activations);
   const v128_t m4 = wasm_i16x8_splat(0x0F);
-  const int n_quads = (n_tokens + 3) / 4;
   v128_t sum[kMaxWideTokens / 4], isum[kMaxWideTokens], mins[kMaxWideTokens];
-  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_splat(0);
-  for (int t = n_tokens; t < 4 * n_quads; ++t) isum[t] = mins[t] = wasm_i32x4_splat(0);
+  simd::start_quads(sum, n_tokens, {isum, mins});
   for (int64_t i = 0; i < n / QK_K; ++i) {
     const v128_t sc_bytes = wasm_v128_load(x[i].scales);
     const v128_t lo = wasm_u16x8_extend_low_u8x16(sc_bytes), hi = wasm_u16x8_extend_high_u8x16(sc_bytes);

@@ -60,10 +60,8 @@ inline void ternary_tokens_relaxed(int64_t n, const void* w, const void* activat
                                    int n_tokens, float* out, int64_t out_stride) {
   const auto* x = static_cast<const typename Levels::Block*>(w);
   const auto* a = static_cast<const uint8_t*>(activations);
-  const int n_quads = (n_tokens + 3) / 4;
   v128_t sum[kMaxWideTokens / 4], part[kMaxWideTokens];
-  for (int q = 0; q < n_quads; ++q) sum[q] = wasm_f32x4_splat(0);
-  for (int t = n_tokens; t < 4 * n_quads; ++t) part[t] = wasm_i32x4_splat(0);
+  start_quads(sum, n_tokens, {part});
   for (int64_t i = 0; i < n / QK_K; ++i) {
     v128_t c[16];
     Levels::levels(x[i], [&](int k, v128_t ck) { c[k] = ck; });

@@ -5,9 +5,10 @@
 // Debian's clang 14 cannot emit them, so the source writes
 // i16x8.q15mulr_sat_s and i8x16.avgr_u in their places (same operand and
 // result types, used nowhere else) and the build rewrites those opcodes into
-// the relaxed ones in a second copy of each .wasm (wasm/relaxed-simd.mjs). The loader picks that copy where the engine
-// validates relaxed SIMD. relaxed_simd_active() tells at run time which
-// binary this is: the kernels here are chosen only when it is true.
+// the relaxed ones in a second copy of each .wasm (wasm/relaxed-simd.mjs).
+// The loader picks that copy where the engine validates relaxed SIMD.
+// relaxed_simd_active() tells at run time which binary this is: the kernels
+// here are chosen only when it is true.
 #pragma once
 #ifdef __wasm_simd128__
 

@@ -24,9 +24,9 @@ inline v128_t opaque(v128_t v) {
   return v;
 }
 
-// uint8(q * 3), lane by lane.
-// (Its adds of q to itself would otherwise become i8x16.shl, which V8 spells
-// as a 16-bit shift and a mask built in five instructions.)
+// uint8(q * 3), lane by lane. The second operand goes through opaque() too:
+// an add of q to itself would become i8x16.shl, which V8 spells as a 16-bit
+// shift and a mask built in five instructions.
 inline v128_t times3(v128_t q) { return wasm_i8x16_add(opaque(wasm_i8x16_add(q, opaque(q))), q); }
 
 // t + 1 of the trits whose fractions are the bytes of q: [q >= 86] + [q >= 171].

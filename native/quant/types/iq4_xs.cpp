@@ -4,6 +4,8 @@
 #include "quant/fp16.h"
 #include "quant/iq_groups_kernel.h"
 #include "quant/quant_types.h"
+#include "quant/relaxed/iq_groups_relaxed.h"
+#include "quant/relaxed/relaxed_kernels.h"
 #include "quant/simd128.h"
 
 namespace wasmlm {
@@ -64,12 +66,49 @@ struct Iq4xsGroups {
     *hi = wasm_i8x16_swizzle(levels, simd::high_nibbles(v));
   }
   static int32_t scale(const Block& b, int ib) { return group_scale(b, ib); }
+  // For the relaxed kernel: the levels' magnitudes (weights 0-15 in mag[0],
+  // 16-31 in mag[1]) and sign masks, looked up by relaxed swizzles.
+  static constexpr int kLevelOffset = 0;
+  struct SignedTables {
+    alignas(16) int8_t mag[16];
+    alignas(16) int8_t neg[16];
+  };
+  static constexpr SignedTables kSignedTables = [] {
+    SignedTables t{};
+    for (int i = 0; i < 16; ++i) {
+      t.mag[i] = static_cast<int8_t>(kValuesIq4nl[i] < 0 ? -kValuesIq4nl[i] : kValuesIq4nl[i]);
+      t.neg[i] = static_cast<int8_t>(kValuesIq4nl[i] < 0 ? -1 : 0);
+    }
+    return t;
+  }();
+  static void magnitudes(const Block& b, int ib, v128_t* mag, v128_t* neg) {
+    const v128_t mags = wasm_v128_load(kSignedTables.mag), negs = wasm_v128_load(kSignedTables.neg);
+    const v128_t v = wasm_v128_load(b.qs + 16 * ib);
+    const v128_t idx[2] = {wasm_v128_and(v, wasm_i8x16_splat(0x0F)), simd::high_nibbles(v)};
+    for (int h = 0; h < 2; ++h) {
+      mag[h] = simd::relaxed_swizzle(mags, idx[h]);
+      neg[h] = simd::relaxed_swizzle(negs, idx[h]);
+    }
+  }
 };
 
 }  // namespace
 
 float vec_dot_iq4_xs_q8_K_simd(int64_t n, const void* w, const void* a) {
   return simd::iq_groups_vec_dot<Iq4xsGroups>(n, w, a);
+}
+
+// 1 to kMaxWideTokens tokens of int8 activations on the relaxed 8-bit dot,
+// and one token through the same kernel.
+void vec_dot_iq4_xs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
+                                        float* out, int64_t out_stride) {
+  simd::iq_groups_tokens_relaxed<Iq4xsGroups>(n, w, a, act_stride, n_tokens, out, out_stride);
+}
+
+float vec_dot_iq4_xs_q8_K_relaxed(int64_t n, const void* w, const void* a) {
+  float out;
+  simd::iq_groups_tokens_relaxed<Iq4xsGroups>(n, w, a, 0, 1, &out, 0);
+  return out;
 }
 
 // Against int16 activations, 1 to 4 tokens (127 * 32 fits in int16).

@@ -17,6 +17,7 @@ export const GGML = {
   Q4_K: { id: 12, block: 256, bytes: 144, ftype: 15 }, // MOSTLY_Q4_K_M
   IQ2_XS: { id: 17, block: 256, bytes: 74, ftype: 20 },
   IQ3_XXS: { id: 18, block: 256, bytes: 98, ftype: 23 },
+  IQ4_XS: { id: 23, block: 256, bytes: 136, ftype: 30 },
   TQ2_0: { id: 35, block: 256, bytes: 66, ftype: 37 },
   MXFP4: { id: 39, block: 32, bytes: 17, ftype: 38 }, // MOSTLY_MXFP4_MOE
 };
@@ -237,6 +238,16 @@ export function quantizedMatrix(type, nIn, nOut, sigma, seed) {
     // 7-bit sign indexes and a 4-bit scale; any bits are valid. w = d (0.5 + s) / 2 * grid * sign, std ~ 172 d
     const d = variants(sigma / 172);
     for (let b = 0, at = 0; b < nBlocks; b++, at += 98) {
+      const h = d[bytes[at] & 63];
+      bytes[at] = h & 0xff;
+      bytes[at + 1] = h >>> 8;
+    }
+  } else if (type === 'IQ4_XS') {
+    // block_iq4_xs {half d, u16 scales_h, u8 scales_l[4], u8 qs[128]}: any
+    // bits are valid; w = d (ls - 32) kvalues_iq4nl[nibble], 6-bit ls
+    // (rms 18.5) and table values (rms 67.4): std ~ 1247 d
+    const d = variants(sigma / 1247);
+    for (let b = 0, at = 0; b < nBlocks; b++, at += 136) {
       const h = d[bytes[at] & 63];
       bytes[at] = h & 0xff;
       bytes[at + 1] = h >>> 8;

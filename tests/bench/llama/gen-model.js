@@ -20,8 +20,8 @@ export const SIZES = {
   L: { dim: 2560, layers: 38, ffn: 6912, heads: 32, kvHeads: 8 },   // ~2.8B: a 3 GB Q8_0 file, for the 4 GB heap (load bench only)
 };
 export const TYPES = ['Q8_0', 'Q4_0', 'Q4_K'];
-// The types of issue 17's rows (M shape), run when named with --types.
-export const MORE_TYPES = ['IQ2_XS', 'IQ3_XXS', 'TQ2_0', 'MXFP4'];
+// The types of issue 17's rows (M shape) and IQ4_XS, run when named with --types.
+export const MORE_TYPES = ['IQ2_XS', 'IQ3_XXS', 'TQ2_0', 'MXFP4', 'IQ4_XS'];
 
 const VOCAB_FILE = 'llama/tiny-random/llama-2-tiny-random.gguf';
 const N_VOCAB = 32000;

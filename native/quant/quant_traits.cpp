@@ -132,7 +132,8 @@ struct Table {
                                Relaxed{GgmlType::IQ2_S, vec_dot_iq2_s_q8_K_relaxed, vec_dot_iq2_s_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::IQ3_XXS, nullptr, vec_dot_iq3_xxs_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::IQ3_S, nullptr, vec_dot_iq3_s_q8_K_tokens_relaxed},
-                               Relaxed{GgmlType::IQ4_XS, vec_dot_iq4_xs_q8_K_relaxed, vec_dot_iq4_xs_q8_K_tokens_relaxed}}) {
+                               Relaxed{GgmlType::IQ4_XS, vec_dot_iq4_xs_q8_K_relaxed, vec_dot_iq4_xs_q8_K_tokens_relaxed},
+                               Relaxed{GgmlType::IQ1_S, vec_dot_iq1_s_q8_K_relaxed, vec_dot_iq1_s_q8_K_tokens_relaxed}}) {
         QuantTraits& t = rows[static_cast<int>(k.type)];
         if (k.one) {
           t.vec_dot = k.one;

@@ -18,7 +18,8 @@ float vec_dot_iq2_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq2_xs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq2_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq4_xs_q8_K_relaxed(int64_t n, const void* w, const void* a);
-// TQ1_0, TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K, the IQ2 and IQ3 types and IQ4_XS: 1
+float vec_dot_iq1_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
+// TQ1_0, TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K, the IQ2 and IQ3 types, IQ4_XS, IQ1_S: 1
 // to kMaxWideTokens tokens against Q8_K activations as they are
 // (QuantTraits::vec_dot_wide, WideForm::Q8_KAsIs), the bits of the one-token
 // kernels above.
@@ -37,6 +38,7 @@ WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq2_s)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq3_xxs)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq3_s)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq4_xs)
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq1_s)
 #undef WASMLM_DECLARE_RELAXED_TOKENS_DOT
 // The 32-weight types with unsigned levels (MXFP4: offset) or signed ones
 // (IQ4_NL: magnitudes and signs) against grouped int8 activations

@@ -1,11 +1,16 @@
 // IQ1_S: 256 weights in 8 groups of 32, each group 4 grid entries of 8
 // values in {-1, 0, 1} (kIq1sGrid, 11-bit indices), a 3-bit scale s and a
 // shift of +-1/8: w = d * (2s + 1) * (grid + delta).
+#include <cstddef>
+
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/iq_groups_kernel.h"
 #include "quant/iq1_grid.h"
 #include "quant/quant_types.h"
+#include "quant/relaxed/relaxed_kernels.h"
+#include "quant/relaxed/relaxed_simd.h"
+#include "quant/token_quads.h"
 #include "quant/simd128.h"
 #include "quant/wide_activations.h"
 
@@ -105,6 +110,87 @@ float vec_dot_iq1_s_q8_K_simd(int64_t n, const void* w, const void* a) {
     const float d = fp16_to_fp32_fast(x[i].d) * y[i].d;
     sum += d * static_cast<float>(simd::hsum_i32(isum));
     sum1 += d * static_cast<float>(sumi1);
+  }
+  return sum + kIq1Delta * sum1;
+}
+
+// 1 to kMaxWideTokens tokens of int8 Q8_K activations on the relaxed 8-bit
+// dot: the grid values plus 1 (0..2) are the 7-bit operand, decoded once per
+// block for every token, and the 1 of every weight comes off as the scales
+// times the block's sums of 16 activations (which also give the shifts'
+// part). The integer sums and the float end are the one-token kernel's: the
+// reference's bits.
+void vec_dot_iq1_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* activations, int64_t act_stride,
+                                       int n_tokens, float* out, int64_t out_stride) {
+  const auto* x = static_cast<const block_iq1_s*>(w);
+  const auto* a = static_cast<const uint8_t*>(activations);
+  v128_t sum[kMaxWideTokens / 4], sum1[kMaxWideTokens / 4], isum[kMaxWideTokens], isum1[kMaxWideTokens];
+  simd::start_quads(sum, n_tokens, {isum, isum1});
+  simd::start_quads(sum1, n_tokens, {});
+  const v128_t one = wasm_i8x16_splat(1);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    alignas(16) int16_t ls[QK_K / 16], shift[QK_K / 16];  // per 16 weights: the group's scale, +-scale
+    for (int ib = 0; ib < QK_K / 32; ib += 2) {
+      v128_t l[4], sc[2];  // 64 weights: 4 x 16 levels and their groups' scales
+      for (int h = 0; h < 2; ++h) {
+        decode_group(x[i], ib + h, &l[2 * h], &l[2 * h + 1]);
+        l[2 * h] = wasm_i8x16_add(l[2 * h], one);
+        l[2 * h + 1] = wasm_i8x16_add(l[2 * h + 1], one);
+        const uint16_t qh = x[i].qh[ib + h];
+        const auto s = static_cast<int16_t>(group_scale(qh));
+        ls[2 * (ib + h)] = ls[2 * (ib + h) + 1] = s;
+        shift[2 * (ib + h)] = shift[2 * (ib + h) + 1] = static_cast<int16_t>(group_shift(qh));
+        sc[h] = wasm_i16x8_splat(s);
+      }
+      const uint8_t* q8 = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * ib;
+#pragma clang loop unroll(disable)
+      for (int t = 0; t < n_tokens; ++t, q8 += act_stride) {
+        v128_t p[4];  // int16 lanes: two products of at most 2 * 127
+        for (int k = 0; k < 4; ++k) p[k] = simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16 * k), l[k]);
+        const v128_t s = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_add(p[0], p[1]), sc[0]),
+                                        wasm_i32x4_dot_i16x8(wasm_i16x8_add(p[2], p[3]), sc[1]));
+        isum[t] = ib ? wasm_i32x4_add(isum[t], s) : s;
+      }
+    }
+    simd::sub_level_offsets(isum, n_tokens, ls, 1, a, act_stride, i);
+    const v128_t sh_lo = wasm_v128_load(shift), sh_hi = wasm_v128_load(shift + 8);
+    for (int t = 0; t < n_tokens; ++t)
+      isum1[t] = simd::scaled_bsums(sh_lo, sh_hi, reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i].bsums);
+    const float d = fp16_to_fp32_fast(x[i].d);
+    simd::add_block_d(sum, n_tokens, isum, d, a, act_stride, i);
+    simd::add_block_d(sum1, n_tokens, isum1, d, a, act_stride, i);
+  }
+  for (int q = 0; q < (n_tokens + 3) / 4; ++q)
+    sum[q] = wasm_f32x4_add(sum[q], wasm_f32x4_mul(wasm_f32x4_splat(kIq1Delta), sum1[q]));
+  simd::store_quads(sum, n_tokens, out, out_stride);
+}
+
+// One token, the same way without the float ends in quads.
+float vec_dot_iq1_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_iq1_s*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  const v128_t one = wasm_i8x16_splat(1);
+  float sum = 0, sum1 = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const int8_t* q8 = y[i].qs;
+    alignas(16) int16_t ls[QK_K / 16], shift[QK_K / 16];
+    v128_t isum = wasm_i32x4_splat(0);
+    for (int ib = 0; ib < QK_K / 32; ++ib, q8 += 32) {
+      v128_t lo, hi;
+      decode_group(x[i], ib, &lo, &hi);
+      const uint16_t qh = x[i].qh[ib];
+      const auto s = static_cast<int16_t>(group_scale(qh));
+      ls[2 * ib] = ls[2 * ib + 1] = s;
+      shift[2 * ib] = shift[2 * ib + 1] = static_cast<int16_t>(group_shift(qh));
+      const v128_t p = wasm_i16x8_add(simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8), wasm_i8x16_add(lo, one)),
+                                      simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), wasm_i8x16_add(hi, one)));
+      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p, wasm_i16x8_splat(s)));
+    }
+    isum = wasm_i32x4_sub(isum, simd::scaled_bsums(wasm_v128_load(ls), wasm_v128_load(ls + 8), y[i].bsums));
+    const v128_t isum1 = simd::scaled_bsums(wasm_v128_load(shift), wasm_v128_load(shift + 8), y[i].bsums);
+    const float d = fp16_to_fp32_fast(x[i].d) * y[i].d;
+    sum += d * static_cast<float>(simd::hsum_i32(isum));
+    sum1 += d * static_cast<float>(simd::hsum_i32(isum1));
   }
   return sum + kIq1Delta * sum1;
 }

@@ -90,6 +90,60 @@ inline void decode_group(const block_iq1_s& b, int ib, v128_t* lo, v128_t* hi) {
 
 inline int group_shift(uint16_t qh) { return qh & 0x8000 ? -group_scale(qh) : group_scale(qh); }
 
+// For the relaxed kernels, whose vector work leaves room for it (the
+// SIMD-128 ones measured 5% slower with it): a block's 32 grid indices
+// (qs[k] with bits 3(k % 4)..+2 of qh[k / 4] at bits 8-10), 8 at a time: qh
+// times 2^(9 - 3(k % 4)) in uint16, shifted right by 1, brings each one's 3
+// bits to bits 8-10. And its 8 groups' scales (2s + 1) and shifts
+// (+-scale) as int16 lanes.
+struct Iq1sIndex {
+  alignas(16) uint16_t idx[QK_K / 8];
+  v128_t ls, shift;
+  explicit Iq1sIndex(const block_iq1_s& b) {
+    const v128_t qh = wasm_v128_load(b.qh), qs0 = wasm_v128_load(b.qs), qs1 = wasm_v128_load(b.qs + 16);
+    const v128_t mul = wasm_i16x8_make(512, 64, 8, 1, 512, 64, 8, 1), bits = wasm_i16x8_splat(0x700);
+    const v128_t h[4] = {wasm_i16x8_shuffle(qh, qh, 0, 0, 0, 0, 1, 1, 1, 1), wasm_i16x8_shuffle(qh, qh, 2, 2, 2, 2, 3, 3, 3, 3),
+                         wasm_i16x8_shuffle(qh, qh, 4, 4, 4, 4, 5, 5, 5, 5), wasm_i16x8_shuffle(qh, qh, 6, 6, 6, 6, 7, 7, 7, 7)};
+    const v128_t lo[4] = {wasm_u16x8_extend_low_u8x16(qs0), wasm_u16x8_extend_high_u8x16(qs0),
+                          wasm_u16x8_extend_low_u8x16(qs1), wasm_u16x8_extend_high_u8x16(qs1)};
+    for (int j = 0; j < 4; ++j)
+      wasm_v128_store(idx + 8 * j, wasm_v128_or(lo[j], wasm_v128_and(wasm_u16x8_shr(wasm_i16x8_mul(h[j], mul), 1), bits)));
+    ls = wasm_i16x8_add(wasm_i16x8_shl(wasm_v128_and(wasm_u16x8_shr(qh, 12), wasm_i16x8_splat(7)), 1), wasm_i16x8_splat(1));
+    const v128_t neg = wasm_i16x8_shr(qh, 15);
+    shift = wasm_i16x8_sub(wasm_v128_xor(ls, neg), neg);
+  }
+  // Group ib's 32 grid values as int8: *lo weights 0-15, *hi 16-31.
+  void group(int ib, v128_t* lo, v128_t* hi) const {
+    const uint64_t* grid = kIq1sGrid.data();
+    const uint16_t* k = idx + 4 * ib;
+    *lo = wasm_v128_load64_lane(&grid[k[1]], wasm_v128_load64_zero(&grid[k[0]]), 1);
+    *hi = wasm_v128_load64_lane(&grid[k[3]], wasm_v128_load64_zero(&grid[k[2]]), 1);
+  }
+};
+
+// The groups' int16 values v per 16 weights (lanes 2g, 2g + 1: group g).
+inline v128_t per16_lo(v128_t v) { return wasm_i16x8_shuffle(v, v, 0, 0, 1, 1, 2, 2, 3, 3); }
+inline v128_t per16_hi(v128_t v) { return wasm_i16x8_shuffle(v, v, 4, 4, 5, 5, 6, 6, 7, 7); }
+
+// The shifts' integer sum of a block: its +-scales times the sums of 16.
+inline int32_t shift_sum(const Iq1sIndex& b, const block_q8_K& y) {
+  return simd::hsum_i32(simd::scaled_bsums(per16_lo(b.shift), per16_hi(b.shift), y.bsums));
+}
+
+// Byte shuffles that splat int16 lane g (the relaxed swizzle: a bare pshufb).
+alignas(16) constexpr uint8_t kSplat16[8][16] = {
+    {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+    {2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3},
+    {4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5},
+    {6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7},
+    {8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9},
+    {10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11},
+    {12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13},
+    {14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15}};
+inline v128_t group_scale_splat(const Iq1sIndex& b, int ib) {
+  return simd::relaxed_swizzle(b.ls, wasm_v128_load(kSplat16[ib]));
+}
+
 }  // namespace
 
 float vec_dot_iq1_s_q8_K_simd(int64_t n, const void* w, const void* a) {
@@ -114,12 +168,37 @@ float vec_dot_iq1_s_q8_K_simd(int64_t n, const void* w, const void* a) {
   return sum + kIq1Delta * sum1;
 }
 
-// 1 to kMaxWideTokens tokens of int8 Q8_K activations on the relaxed 8-bit
-// dot: the grid values plus 1 (0..2) are the 7-bit operand, decoded once per
-// block for every token, and the 1 of every weight comes off as the scales
-// times the block's sums of 16 activations (which also give the shifts'
-// part). The integer sums and the float end are the one-token kernel's: the
-// reference's bits.
+// With relaxed SIMD, one token: the grid values plus 1 (0..2) are the 7-bit
+// operand of the 8-bit dot, and the 1 of every weight comes off as the
+// scales times the block's sums of 16 activations (which also give the
+// shifts' part). The reference's integer sums and float end.
+float vec_dot_iq1_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_iq1_s*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  const v128_t one = wasm_i8x16_splat(1);
+  float sum = 0, sum1 = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const int8_t* q8 = y[i].qs;
+    const Iq1sIndex b(x[i]);
+    v128_t isum = wasm_i32x4_splat(0);
+    for (int ib = 0; ib < QK_K / 32; ++ib, q8 += 32) {
+      v128_t lo, hi;
+      b.group(ib, &lo, &hi);
+      // int16 lanes: four products of at most 2 * 127
+      const v128_t p = wasm_i16x8_add(simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8), wasm_i8x16_add(lo, one)),
+                                      simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), wasm_i8x16_add(hi, one)));
+      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p, group_scale_splat(b, ib)));
+    }
+    isum = wasm_i32x4_sub(isum, simd::scaled_bsums(per16_lo(b.ls), per16_hi(b.ls), y[i].bsums));
+    const float d = fp16_to_fp32_fast(x[i].d) * y[i].d;
+    sum += d * static_cast<float>(simd::hsum_i32(isum));
+    sum1 += d * static_cast<float>(shift_sum(b, y[i]));
+  }
+  return sum + kIq1Delta * sum1;
+}
+
+// The same for 1 to kMaxWideTokens tokens of int8 Q8_K activations, each
+// block decoded once for all of them; the float ends in quads of tokens.
 void vec_dot_iq1_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* activations, int64_t act_stride,
                                        int n_tokens, float* out, int64_t out_stride) {
   const auto* x = static_cast<const block_iq1_s*>(w);
@@ -129,18 +208,14 @@ void vec_dot_iq1_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* act
   simd::start_quads(sum1, n_tokens, {});
   const v128_t one = wasm_i8x16_splat(1);
   for (int64_t i = 0; i < n / QK_K; ++i) {
-    alignas(16) int16_t ls[QK_K / 16], shift[QK_K / 16];  // per 16 weights: the group's scale, +-scale
+    const Iq1sIndex b(x[i]);
     for (int ib = 0; ib < QK_K / 32; ib += 2) {
       v128_t l[4], sc[2];  // 64 weights: 4 x 16 levels and their groups' scales
       for (int h = 0; h < 2; ++h) {
-        decode_group(x[i], ib + h, &l[2 * h], &l[2 * h + 1]);
+        b.group(ib + h, &l[2 * h], &l[2 * h + 1]);
         l[2 * h] = wasm_i8x16_add(l[2 * h], one);
         l[2 * h + 1] = wasm_i8x16_add(l[2 * h + 1], one);
-        const uint16_t qh = x[i].qh[ib + h];
-        const auto s = static_cast<int16_t>(group_scale(qh));
-        ls[2 * (ib + h)] = ls[2 * (ib + h) + 1] = s;
-        shift[2 * (ib + h)] = shift[2 * (ib + h) + 1] = static_cast<int16_t>(group_shift(qh));
-        sc[h] = wasm_i16x8_splat(s);
+        sc[h] = group_scale_splat(b, ib + h);
       }
       const uint8_t* q8 = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * ib;
 #pragma clang loop unroll(disable)
@@ -152,10 +227,12 @@ void vec_dot_iq1_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* act
         isum[t] = ib ? wasm_i32x4_add(isum[t], s) : s;
       }
     }
-    simd::sub_level_offsets(isum, n_tokens, ls, 1, a, act_stride, i);
-    const v128_t sh_lo = wasm_v128_load(shift), sh_hi = wasm_v128_load(shift + 8);
-    for (int t = 0; t < n_tokens; ++t)
-      isum1[t] = simd::scaled_bsums(sh_lo, sh_hi, reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i].bsums);
+    const v128_t ls_lo = per16_lo(b.ls), ls_hi = per16_hi(b.ls), sh_lo = per16_lo(b.shift), sh_hi = per16_hi(b.shift);
+    for (int t = 0; t < n_tokens; ++t) {
+      const int16_t* bsums = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i].bsums;
+      isum[t] = wasm_i32x4_sub(isum[t], simd::scaled_bsums(ls_lo, ls_hi, bsums));
+      isum1[t] = simd::scaled_bsums(sh_lo, sh_hi, bsums);
+    }
     const float d = fp16_to_fp32_fast(x[i].d);
     simd::add_block_d(sum, n_tokens, isum, d, a, act_stride, i);
     simd::add_block_d(sum1, n_tokens, isum1, d, a, act_stride, i);
@@ -163,36 +240,6 @@ void vec_dot_iq1_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* act
   for (int q = 0; q < (n_tokens + 3) / 4; ++q)
     sum[q] = wasm_f32x4_add(sum[q], wasm_f32x4_mul(wasm_f32x4_splat(kIq1Delta), sum1[q]));
   simd::store_quads(sum, n_tokens, out, out_stride);
-}
-
-// One token, the same way without the float ends in quads.
-float vec_dot_iq1_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
-  const auto* x = static_cast<const block_iq1_s*>(w);
-  const auto* y = static_cast<const block_q8_K*>(a);
-  const v128_t one = wasm_i8x16_splat(1);
-  float sum = 0, sum1 = 0;
-  for (int64_t i = 0; i < n / QK_K; ++i) {
-    const int8_t* q8 = y[i].qs;
-    alignas(16) int16_t ls[QK_K / 16], shift[QK_K / 16];
-    v128_t isum = wasm_i32x4_splat(0);
-    for (int ib = 0; ib < QK_K / 32; ++ib, q8 += 32) {
-      v128_t lo, hi;
-      decode_group(x[i], ib, &lo, &hi);
-      const uint16_t qh = x[i].qh[ib];
-      const auto s = static_cast<int16_t>(group_scale(qh));
-      ls[2 * ib] = ls[2 * ib + 1] = s;
-      shift[2 * ib] = shift[2 * ib + 1] = static_cast<int16_t>(group_shift(qh));
-      const v128_t p = wasm_i16x8_add(simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8), wasm_i8x16_add(lo, one)),
-                                      simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), wasm_i8x16_add(hi, one)));
-      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p, wasm_i16x8_splat(s)));
-    }
-    isum = wasm_i32x4_sub(isum, simd::scaled_bsums(wasm_v128_load(ls), wasm_v128_load(ls + 8), y[i].bsums));
-    const v128_t isum1 = simd::scaled_bsums(wasm_v128_load(shift), wasm_v128_load(shift + 8), y[i].bsums);
-    const float d = fp16_to_fp32_fast(x[i].d) * y[i].d;
-    sum += d * static_cast<float>(simd::hsum_i32(isum));
-    sum1 += d * static_cast<float>(simd::hsum_i32(isum1));
-  }
-  return sum + kIq1Delta * sum1;
 }
 
 // Against int16 activations, 1 to 4 tokens (simd::iq_isum_scaled); the

@@ -133,7 +133,9 @@ struct Table {
                                Relaxed{GgmlType::IQ3_XXS, nullptr, vec_dot_iq3_xxs_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::IQ3_S, nullptr, vec_dot_iq3_s_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::IQ4_XS, vec_dot_iq4_xs_q8_K_relaxed, vec_dot_iq4_xs_q8_K_tokens_relaxed},
-                               Relaxed{GgmlType::IQ1_S, vec_dot_iq1_s_q8_K_relaxed, vec_dot_iq1_s_q8_K_tokens_relaxed}}) {
+                               Relaxed{GgmlType::IQ1_S, vec_dot_iq1_s_q8_K_relaxed, vec_dot_iq1_s_q8_K_tokens_relaxed},
+                               // one IQ1_M token: the SIMD-128 kernel (as fast; the same bits)
+                               Relaxed{GgmlType::IQ1_M, vec_dot_iq1_m_q8_K_simd, vec_dot_iq1_m_q8_K_tokens_relaxed}}) {
         QuantTraits& t = rows[static_cast<int>(k.type)];
         if (k.one) {
           t.vec_dot = k.one;
@@ -144,12 +146,13 @@ struct Table {
         t.wide_form = WideForm::Q8_KAsIs;
         t.wide_tokens = kMaxWideTokens;
       }
-      // The 32-weight types with a float scale per block: every token
-      // count, one token included, through a relaxed group kernel (its own
-      // bits, the same for any number of tokens): unsigned levels (MXFP4's
-      // shifted to be), or signed ones as magnitudes and signs
-      // (IQ4_NL). Not Q5_1: its one-token speed fell to 0.77x SIMD-128's
-      // (6.3 against 8.1 GB/s; matmul 1.41x).
+      // The 32-weight types with unsigned levels (MXFP4's shifted to be):
+      // every token count, one token included, through the relaxed group
+      // kernel (its own bits, the same for any number of tokens). Not Q5_1:
+      // its one-token speed fell to 0.77x SIMD-128's (6.3 against 8.1 GB/s;
+      // matmul 1.41x). Not IQ4_NL: its table as magnitudes with the signs on
+      // the activations ran 1.22x, but that kernel's float order moved
+      // llama.cpp's second-prompt probabilities by 3.3e-3 (> 2e-3).
       struct Group {
         GgmlType type;
         VecDotWideFn dot;
@@ -158,8 +161,7 @@ struct Table {
       for (const Group& g : {Group{GgmlType::Q4_0, vec_dot_q4_0_q8_0g_relaxed, WideForm::Q8_0Groups},
                              Group{GgmlType::Q5_0, vec_dot_q5_0_q8_0g_relaxed, WideForm::Q8_0Groups},
                              Group{GgmlType::Q4_1, vec_dot_q4_1_q8_1g_relaxed, WideForm::Q8_1Groups},
-                             Group{GgmlType::MXFP4, vec_dot_mxfp4_q8_0g_relaxed, WideForm::Q8_0Groups},
-                             Group{GgmlType::IQ4_NL, vec_dot_iq4_nl_q8_0g_relaxed, WideForm::Q8_0Groups}}) {
+                             Group{GgmlType::MXFP4, vec_dot_mxfp4_q8_0g_relaxed, WideForm::Q8_0Groups}}) {
         QuantTraits& t = rows[static_cast<int>(g.type)];
         t.vec_dot_wide = g.dot;
         t.wide_form = g.form;

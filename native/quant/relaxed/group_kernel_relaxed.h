@@ -1,6 +1,7 @@
-// The relaxed-SIMD kernels of the 32-weight types, for 1 to kMaxWideTokens
-// tokens; first those with unsigned levels (Q4_0, Q5_0: w = d (q - offset);
-// Q4_1: w = d q + m; MXFP4: its signed table values plus 12, offset 12). The levels (0..31) are the 7-bit operand of the
+// The relaxed-SIMD kernel shared by the 32-weight types with unsigned levels
+// (Q4_0, Q5_0: w = d (q - offset); Q4_1: w = d q + m; MXFP4: its signed
+// table values plus 12, offset 12), for 1 to
+// kMaxWideTokens tokens. The levels (0..31) are the 7-bit operand of the
 // 8-bit dot and the int8 activations the other, so a block's 32 products take
 // two dots into int16 lanes (|sum| <= 4 * 127 * 31) and one widening add.
 // Once the dot is this cheap, the float work per block and token dominates
@@ -34,49 +35,6 @@ namespace wasmlm::simd {
 // Integer dot of one block's levels with its 32 activations, as 4 int32 lanes.
 inline v128_t relaxed_block_dot(v128_t lo, v128_t hi, const int8_t* q8) {
   return wasm_i32x4_extadd_pairwise_i16x8(relaxed_dot32(q8, lo, hi));
-}
-
-// A row of K's blocks against 1 to kMaxWideTokens tokens of grouped int8
-// activations (K::Act, one per 4 blocks). K provides Block, Act, Group,
-// load(blocks, count, group) and add_group(acc, group, act): a group's
-// weights are unpacked once for all the tokens.
-template <typename K>
-void group_dot(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
-               int64_t out_stride) {
-  using Block = typename K::Block;
-  using Act = typename K::Act;
-  using Group = typename K::Group;
-  const auto* x = static_cast<const Block*>(w);
-  const int64_t nb = n / QK8_0, full = nb / 4;
-  const int tail = static_cast<int>(nb % 4);
-  if (n_tokens == 1) {
-    const auto* y = static_cast<const Act*>(a);
-    v128_t acc = wasm_f32x4_splat(0);
-    for (int64_t g = 0; g < full; ++g) {
-      Group grp;
-      K::load(x + 4 * g, 4, grp);
-      acc = K::add_group(acc, grp, y[g]);
-    }
-    if (tail) {
-      Group grp;
-      K::load(x + 4 * full, tail, grp);
-      acc = K::add_group(acc, grp, y[full]);
-    }
-    out[0] = hsum_f32(acc);
-    return;
-  }
-  // The accumulators live in memory (16 would not fit V8's registers).
-  const auto* base = static_cast<const uint8_t*>(a);
-  v128_t acc[kMaxWideTokens];
-  for (int t = 0; t < n_tokens; ++t) acc[t] = wasm_f32x4_splat(0);
-  for (int64_t g = 0; g < full + (tail ? 1 : 0); ++g) {
-    Group grp;
-    K::load(x + 4 * g, g < full ? 4 : tail, grp);
-#pragma clang loop unroll_count(2)
-    for (int t = 0; t < n_tokens; ++t)
-      acc[t] = K::add_group(acc[t], grp, reinterpret_cast<const Act*>(base + t * act_stride)[g]);
-  }
-  for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = hsum_f32(acc[t]);
 }
 
 template <typename Levels>
@@ -133,64 +91,38 @@ struct RelaxedGroups {
 
   static void dot(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                   int64_t out_stride) {
-    group_dot<RelaxedGroups>(n, w, a, act_stride, n_tokens, out, out_stride);
-  }
-};
-
-// The 32-weight types with signed levels (IQ4_NL's table, -127..113), w =
-// d q, which do not fit the dot's 7-bit operand: |q| does (the sign trick of
-// x86's _mm_sign_epi8), and each token's activations take q's sign,
-// a' = (a ^ m) - m with m = 0xFF where q < 0, so that a' |q| = a q. A lane's
-// two products stay within int16 (2 * 127 * 127); each block's two halves are
-// widened to int32 and the 4 blocks' dots reduced into one vector for the
-// float work, acc += float(dot) * (d_w * d_a), as in RelaxedGroups.
-// (Q8_0 measured no faster this way: per 16 products a token costs the
-// same six instructions as the SIMD-128 kernel's int16 dots, 29 against 30
-// GMAC/s in a 32-token matmul, and its one-token speed fell 15%.)
-//
-// Levels provides: Block; magnitudes(block, mag, neg), the |q| of weights
-// 0-15 and 16-31 (mag[0], mag[1], each at most 127) and their sign masks;
-// scale(block).
-template <typename Levels>
-struct RelaxedSignedGroups {
-  using Block = typename Levels::Block;
-  using Act = group_q8_0r;
-
-  struct Group {
-    v128_t mag[4][2], neg[4][2];
-    v128_t d;
-  };
-
-  static void load(const Block* x, int count, Group& g) {
-    float d[4] = {0, 0, 0, 0};
-    for (int b = 0; b < 4; ++b) {
-      if (b < count) {
-        Levels::magnitudes(x[b], g.mag[b], g.neg[b]);
-        d[b] = Levels::scale(x[b]);
-      } else {
-        g.mag[b][0] = g.mag[b][1] = g.neg[b][0] = g.neg[b][1] = wasm_i8x16_splat(0);
+    const auto* x = static_cast<const Block*>(w);
+    const int64_t nb = n / QK8_0, full = nb / 4;
+    const int tail = static_cast<int>(nb % 4);
+    if (n_tokens == 1) {
+      const auto* y = static_cast<const Act*>(a);
+      v128_t acc = wasm_f32x4_splat(0);
+      for (int64_t g = 0; g < full; ++g) {
+        Group grp;
+        load(x + 4 * g, 4, grp);
+        acc = add_group(acc, grp, y[g]);
       }
+      if (tail) {
+        Group grp;
+        load(x + 4 * full, tail, grp);
+        acc = add_group(acc, grp, y[full]);
+      }
+      out[0] = hsum_f32(acc);
+      return;
     }
-    g.d = wasm_f32x4_make(d[0], d[1], d[2], d[3]);
-  }
-
-  static v128_t signed_dot16(v128_t mag, v128_t neg, const int8_t* q8) {
-    const v128_t a = wasm_i8x16_sub(wasm_v128_xor(wasm_v128_load(q8), neg), neg);
-    return wasm_i32x4_extadd_pairwise_i16x8(relaxed_dot_i8x16_i7x16(a, mag));
-  }
-
-  static v128_t add_group(v128_t acc, const Group& g, const Act& y) {
-    v128_t dots[4];
-    for (int b = 0; b < 4; ++b)
-      dots[b] = wasm_i32x4_add(signed_dot16(g.mag[b][0], g.neg[b][0], y.qs + QK8_0 * b),
-                               signed_dot16(g.mag[b][1], g.neg[b][1], y.qs + QK8_0 * b + 16));
-    const v128_t q = hsum4_i32(dots[0], dots[1], dots[2], dots[3]);
-    return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(g.d, wasm_v128_load(y.d))));
-  }
-
-  static void dot(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
-                  int64_t out_stride) {
-    group_dot<RelaxedSignedGroups>(n, w, a, act_stride, n_tokens, out, out_stride);
+    // Each group's levels are unpacked once for all the tokens; the
+    // accumulators live in memory (16 would not fit V8's registers).
+    const auto* base = static_cast<const uint8_t*>(a);
+    v128_t acc[kMaxWideTokens];
+    for (int t = 0; t < n_tokens; ++t) acc[t] = wasm_f32x4_splat(0);
+    for (int64_t g = 0; g < full + (tail ? 1 : 0); ++g) {
+      Group grp;
+      load(x + 4 * g, g < full ? 4 : tail, grp);
+#pragma clang loop unroll_count(2)
+      for (int t = 0; t < n_tokens; ++t)
+        acc[t] = add_group(acc[t], grp, reinterpret_cast<const Act*>(base + t * act_stride)[g]);
+    }
+    for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = hsum_f32(acc[t]);
   }
 };
 

@@ -1,8 +1,7 @@
-// The 32-weight types on the relaxed group kernels (group_kernel_relaxed.h):
-// how each one's levels, scale and min unpack.
+// The 32-weight types with unsigned levels on the relaxed group kernel
+// (group_kernel_relaxed.h): how each one's levels, scale and min unpack.
 // MXFP4's levels are signed (-12..12): looked up plus 12 (a relaxed swizzle),
-// they are unsigned. IQ4_NL's table (-127..113) is looked up as magnitudes
-// and signs (RelaxedSignedGroups).
+// they are unsigned.
 // (Not Q5_1: its one-token kernel came out slower than SIMD-128's.)
 #include "quant/relaxed/relaxed_kernels.h"
 #ifdef __wasm_simd128__
@@ -77,33 +76,6 @@ struct MxFp4Levels {
   static float scale(const Block& b) { return e8m0_to_fp32_half_fast(b.e); }
 };
 
-// IQ4_NL's table as magnitudes and signs, both looked up by the nibbles.
-struct Iq4NlLevels {
-  using Block = block_iq4_nl;
-  struct Tables {
-    alignas(16) int8_t mag[16];
-    alignas(16) int8_t neg[16];
-  };
-  static constexpr Tables kTables = [] {
-    Tables t{};
-    for (int i = 0; i < 16; ++i) {
-      t.mag[i] = static_cast<int8_t>(kValuesIq4nl[i] < 0 ? -kValuesIq4nl[i] : kValuesIq4nl[i]);
-      t.neg[i] = static_cast<int8_t>(kValuesIq4nl[i] < 0 ? -1 : 0);
-    }
-    return t;
-  }();
-  static void magnitudes(const Block& b, v128_t* mag, v128_t* neg) {
-    const v128_t mags = wasm_v128_load(kTables.mag), negs = wasm_v128_load(kTables.neg);
-    v128_t idx[2];
-    nibbles(b.qs, &idx[0], &idx[1]);
-    for (int h = 0; h < 2; ++h) {
-      mag[h] = simd::relaxed_swizzle(mags, idx[h]);
-      neg[h] = simd::relaxed_swizzle(negs, idx[h]);
-    }
-  }
-  static float scale(const Block& b) { return fp16_to_fp32_fast(b.d); }
-};
-
 }  // namespace
 
 void vec_dot_mxfp4_q8_0g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
@@ -119,11 +91,6 @@ void vec_dot_q4_0_q8_0g_relaxed(int64_t n, const void* w, const void* a, int64_t
 void vec_dot_q5_0_q8_0g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                                 int64_t out_stride) {
   simd::RelaxedGroups<Q5_0Levels>::dot(n, w, a, act_stride, n_tokens, out, out_stride);
-}
-
-void vec_dot_iq4_nl_q8_0g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
-                                  float* out, int64_t out_stride) {
-  simd::RelaxedSignedGroups<Iq4NlLevels>::dot(n, w, a, act_stride, n_tokens, out, out_stride);
 }
 
 void vec_dot_q4_1_q8_1g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,

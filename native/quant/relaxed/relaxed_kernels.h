@@ -19,7 +19,7 @@ float vec_dot_iq2_xs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq2_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq4_xs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq1_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
-// TQ1_0, TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K, the IQ2 and IQ3 types, IQ4_XS, IQ1_S: 1
+// TQ1_0, TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K, the IQ1, IQ2 and IQ3 types, IQ4_XS: 1
 // to kMaxWideTokens tokens against Q8_K activations as they are
 // (QuantTraits::vec_dot_wide, WideForm::Q8_KAsIs), the bits of the one-token
 // kernels above.
@@ -39,9 +39,9 @@ WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq3_xxs)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq3_s)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq4_xs)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq1_s)
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq1_m)
 #undef WASMLM_DECLARE_RELAXED_TOKENS_DOT
-// The 32-weight types with unsigned levels (MXFP4: offset) or signed ones
-// (IQ4_NL: magnitudes and signs) against grouped int8 activations
+// The 32-weight types with unsigned levels (MXFP4: offset) against grouped int8 activations
 // (group_q8_0r, group_q8_1r in wide_activations.h), 1 to kMaxWideTokens
 // tokens per pass (QuantTraits::vec_dot_wide; group_kernel_relaxed.h).
 #define WASMLM_DECLARE_RELAXED_GROUP_DOT(name)                                                                   \
@@ -51,7 +51,6 @@ WASMLM_DECLARE_RELAXED_GROUP_DOT(q4_0_q8_0g)
 WASMLM_DECLARE_RELAXED_GROUP_DOT(q5_0_q8_0g)
 WASMLM_DECLARE_RELAXED_GROUP_DOT(q4_1_q8_1g)
 WASMLM_DECLARE_RELAXED_GROUP_DOT(mxfp4_q8_0g)
-WASMLM_DECLARE_RELAXED_GROUP_DOT(iq4_nl_q8_0g)
 #undef WASMLM_DECLARE_RELAXED_GROUP_DOT
 #endif
 

@@ -29,6 +29,26 @@ inline v128_t relaxed_dot_i8x16_i7x16(v128_t a, v128_t b) { return wasm_i16x8_q1
 // swizzle may give either 0 or table[idx[k] % 16]).
 inline v128_t relaxed_swizzle(v128_t table, v128_t idx) { return wasm_u8x16_avgr(table, idx); }
 
+// Tables of byte indices for the relaxed swizzles below.
+struct SplatIndices {
+  alignas(16) uint8_t i16[8][16];  // int16 lane k: bytes 2k, 2k + 1 repeated
+  alignas(16) uint8_t i8[16][16];  // byte k repeated
+};
+inline constexpr SplatIndices kSplatIndices = [] {
+  SplatIndices t{};
+  for (int k = 0; k < 16; ++k)
+    for (int j = 0; j < 16; ++j) {
+      if (k < 8) t.i16[k][j] = static_cast<uint8_t>(2 * k + j % 2);
+      t.i8[k][j] = static_cast<uint8_t>(k);
+    }
+  return t;
+}();
+
+// int16 lane k (0..7, not a constant) of v in every lane: one pshufb.
+inline v128_t splat_i16_lane(v128_t v, int k) { return relaxed_swizzle(v, wasm_v128_load(kSplatIndices.i16[k])); }
+// Byte k (0..15) of v in every byte.
+inline v128_t splat_i8_lane(v128_t v, int k) { return relaxed_swizzle(v, wasm_v128_load(kSplatIndices.i8[k])); }
+
 // 32 int8 activations a[0..31] against levels lo (for a[0..15]) and hi
 // (a[16..31]), in 0..127: lane k holds 4 of the products, summed in int16.
 inline v128_t relaxed_dot32(const int8_t* a, v128_t lo, v128_t hi) {

@@ -2,12 +2,16 @@
 // values in {-1, 0, 1} (kIq1sGrid, 11-bit indices) each with its shift of
 // +-1/8, and a 3-bit scale s: w = d * (2s + 1) * (grid + delta). The block's
 // fp16 d is spread over the top nibbles of its scales.
+#include <cstddef>
 #include <cstring>
 
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/iq1_grid.h"
 #include "quant/quant_types.h"
+#include "quant/relaxed/relaxed_kernels.h"
+#include "quant/relaxed/relaxed_simd.h"
+#include "quant/token_quads.h"
 #include "quant/simd128.h"
 #include "quant/wide_activations.h"
 
@@ -138,6 +142,106 @@ float vec_dot_iq1_m_q8_K_simd(int64_t n, const void* w, const void* a) {
     sum2 += d * static_cast<float>(simd::hsum_i32(isum2));
   }
   return sum1 + kIq1Delta * sum2;
+}
+
+// For the relaxed kernels: a block's 32 grid indices (qs[k] with bits
+// 4(k % 2)..+2 of qh[k / 2] at bits 8-10), 8 at a time: qh[k / 2] times 256
+// or 16 in uint16 brings those bits to 8-10; its 16 scales (one per 16
+// weights, 2s + 1; sc[m / 4] times 2^(9 - 3(m % 4)) brings s to bits 9-11);
+// and per 16 weights the shifts as dot operands: bytes 2 where the delta is
+// +1/8, 0 where it is -1/8 (qh[m] bit 3: the first 8, bit 7: the second).
+struct Iq1mIndex {
+  alignas(16) uint16_t idx[QK_K / 8];
+  v128_t ls[2];  // scales of weights 16m..16m + 15: m = 0-7, 8-15
+  v128_t qh;
+  explicit Iq1mIndex(const block_iq1_m& b) {
+    qh = wasm_v128_load(b.qh);
+    const v128_t zero = wasm_i8x16_splat(0), qs0 = wasm_v128_load(b.qs), qs1 = wasm_v128_load(b.qs + 16);
+    const v128_t h[4] = {wasm_i8x16_shuffle(qh, zero, 0, 16, 0, 16, 1, 16, 1, 16, 2, 16, 2, 16, 3, 16, 3, 16),
+                         wasm_i8x16_shuffle(qh, zero, 4, 16, 4, 16, 5, 16, 5, 16, 6, 16, 6, 16, 7, 16, 7, 16),
+                         wasm_i8x16_shuffle(qh, zero, 8, 16, 8, 16, 9, 16, 9, 16, 10, 16, 10, 16, 11, 16, 11, 16),
+                         wasm_i8x16_shuffle(qh, zero, 12, 16, 12, 16, 13, 16, 13, 16, 14, 16, 14, 16, 15, 16, 15, 16)};
+    const v128_t lo[4] = {wasm_u16x8_extend_low_u8x16(qs0), wasm_u16x8_extend_high_u8x16(qs0),
+                          wasm_u16x8_extend_low_u8x16(qs1), wasm_u16x8_extend_high_u8x16(qs1)};
+    const v128_t mul = wasm_i16x8_make(256, 16, 256, 16, 256, 16, 256, 16), bits = wasm_i16x8_splat(0x700);
+    for (int j = 0; j < 4; ++j)
+      wasm_v128_store(idx + 8 * j, wasm_v128_or(lo[j], wasm_v128_and(wasm_i16x8_mul(h[j], mul), bits)));
+    const v128_t sc = wasm_v128_load64_zero(b.scales);
+    const v128_t smul = wasm_i16x8_make(512, 64, 8, 1, 512, 64, 8, 1);
+    const v128_t s[2] = {wasm_i16x8_shuffle(sc, sc, 0, 0, 0, 0, 1, 1, 1, 1), wasm_i16x8_shuffle(sc, sc, 2, 2, 2, 2, 3, 3, 3, 3)};
+    for (int k = 0; k < 2; ++k)
+      ls[k] = wasm_i16x8_add(wasm_i16x8_shl(wasm_v128_and(wasm_u16x8_shr(wasm_i16x8_mul(s[k], smul), 9), wasm_i16x8_splat(7)), 1),
+                             wasm_i16x8_splat(1));
+  }
+  // Group ib's 32 grid values as int8: *lo weights 0-15, *hi 16-31.
+  void group(int ib, v128_t* lo, v128_t* hi) const {
+    const uint64_t* grid = kIq1sGrid.data();
+    const uint16_t* k = idx + 4 * ib;
+    *lo = wasm_v128_load64_lane(&grid[k[1]], wasm_v128_load64_zero(&grid[k[0]]), 1);
+    *hi = wasm_v128_load64_lane(&grid[k[3]], wasm_v128_load64_zero(&grid[k[2]]), 1);
+  }
+  // Weights 16m..16m + 15: their shifts' signs plus 1, as bytes 0 or 2.
+  v128_t shifts(int m) const {
+    const v128_t bit = wasm_i8x16_make(8, 8, 8, 8, 8, 8, 8, 8, -128, -128, -128, -128, -128, -128, -128, -128);
+    const v128_t negative = wasm_v128_and(simd::splat_i8_lane(qh, m), bit);
+    return wasm_v128_and(wasm_i8x16_eq(negative, wasm_i8x16_splat(0)), wasm_i8x16_splat(2));
+  }
+  v128_t scale(int m) const { return simd::splat_i16_lane(ls[m / 8], m % 8); }
+  v128_t scales_lo() const { return ls[0]; }
+  v128_t scales_hi() const { return ls[1]; }
+};
+
+// With relaxed SIMD, 1 to kMaxWideTokens tokens of int8 Q8_K activations,
+// each block decoded once for all of them. Per 16 weights, the grid values
+// plus 1 (0..2) and the shifts' signs plus 1 (0, 2) are each the 7-bit
+// operand of an 8-bit dot with the activations, scaled by the 16's scale;
+// the 1 of both comes off as the scales times the block's sums of 16. The
+// reference's integer sums; the float ends in quads of tokens. (A one-token
+// kernel this way measured no faster than the SIMD-128 one: 1.05 against
+// 1.03 GB/s.)
+void vec_dot_iq1_m_q8_K_tokens_relaxed(int64_t n, const void* w, const void* activations, int64_t act_stride,
+                                       int n_tokens, float* out, int64_t out_stride) {
+  const auto* x = static_cast<const block_iq1_m*>(w);
+  const auto* a = static_cast<const uint8_t*>(activations);
+  v128_t sum1[kMaxWideTokens / 4], sum2[kMaxWideTokens / 4], isum1[kMaxWideTokens], isum2[kMaxWideTokens];
+  simd::start_quads(sum1, n_tokens, {isum1, isum2});
+  simd::start_quads(sum2, n_tokens, {});
+  const v128_t one = wasm_i8x16_splat(1);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const Iq1mIndex b(x[i]);
+    for (int ib = 0; ib < QK_K / 32; ++ib) {
+      v128_t g[2], dl[2], sc[2];  // 32 weights: 2 x 16 levels, shifts and scales
+      b.group(ib, &g[0], &g[1]);
+      for (int h = 0; h < 2; ++h) {
+        g[h] = wasm_i8x16_add(g[h], one);
+        dl[h] = b.shifts(2 * ib + h);
+        sc[h] = b.scale(2 * ib + h);
+      }
+      const uint8_t* q8 = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * ib;
+#pragma clang loop unroll(disable)
+      for (int t = 0; t < n_tokens; ++t, q8 += act_stride) {
+        const v128_t q0 = wasm_v128_load(q8), q1 = wasm_v128_load(q8 + 16);
+        const v128_t s1 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(simd::relaxed_dot_i8x16_i7x16(q0, g[0]), sc[0]),
+                                         wasm_i32x4_dot_i16x8(simd::relaxed_dot_i8x16_i7x16(q1, g[1]), sc[1]));
+        const v128_t s2 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(simd::relaxed_dot_i8x16_i7x16(q0, dl[0]), sc[0]),
+                                         wasm_i32x4_dot_i16x8(simd::relaxed_dot_i8x16_i7x16(q1, dl[1]), sc[1]));
+        isum1[t] = ib ? wasm_i32x4_add(isum1[t], s1) : s1;
+        isum2[t] = ib ? wasm_i32x4_add(isum2[t], s2) : s2;
+      }
+    }
+    for (int t = 0; t < n_tokens; ++t) {
+      const int16_t* bsums = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i].bsums;
+      const v128_t offsets = simd::scaled_bsums(b.scales_lo(), b.scales_hi(), bsums);
+      isum1[t] = wasm_i32x4_sub(isum1[t], offsets);
+      isum2[t] = wasm_i32x4_sub(isum2[t], offsets);
+    }
+    const float d = fp16_to_fp32_fast(scales_of(x[i]).d());
+    simd::add_block_d(sum1, n_tokens, isum1, d, a, act_stride, i);
+    simd::add_block_d(sum2, n_tokens, isum2, d, a, act_stride, i);
+  }
+  for (int q = 0; q < (n_tokens + 3) / 4; ++q)
+    sum1[q] = wasm_f32x4_add(sum1[q], wasm_f32x4_mul(wasm_f32x4_splat(kIq1Delta), sum2[q]));
+  simd::store_quads(sum1, n_tokens, out, out_stride);
 }
 
 // Against int16 activations: each half group's grid values widened and

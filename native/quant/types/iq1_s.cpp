@@ -130,20 +130,6 @@ inline int32_t shift_sum(const Iq1sIndex& b, const block_q8_K& y) {
   return simd::hsum_i32(simd::scaled_bsums(per16_lo(b.shift), per16_hi(b.shift), y.bsums));
 }
 
-// Byte shuffles that splat int16 lane g (the relaxed swizzle: a bare pshufb).
-alignas(16) constexpr uint8_t kSplat16[8][16] = {
-    {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
-    {2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3},
-    {4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5},
-    {6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7},
-    {8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9},
-    {10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11},
-    {12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13},
-    {14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15}};
-inline v128_t group_scale_splat(const Iq1sIndex& b, int ib) {
-  return simd::relaxed_swizzle(b.ls, wasm_v128_load(kSplat16[ib]));
-}
-
 }  // namespace
 
 float vec_dot_iq1_s_q8_K_simd(int64_t n, const void* w, const void* a) {
@@ -187,7 +173,7 @@ float vec_dot_iq1_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
       // int16 lanes: four products of at most 2 * 127
       const v128_t p = wasm_i16x8_add(simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8), wasm_i8x16_add(lo, one)),
                                       simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), wasm_i8x16_add(hi, one)));
-      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p, group_scale_splat(b, ib)));
+      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p, simd::splat_i16_lane(b.ls, ib)));
     }
     isum = wasm_i32x4_sub(isum, simd::scaled_bsums(per16_lo(b.ls), per16_hi(b.ls), y[i].bsums));
     const float d = fp16_to_fp32_fast(x[i].d) * y[i].d;
@@ -215,7 +201,7 @@ void vec_dot_iq1_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* act
         b.group(ib + h, &l[2 * h], &l[2 * h + 1]);
         l[2 * h] = wasm_i8x16_add(l[2 * h], one);
         l[2 * h + 1] = wasm_i8x16_add(l[2 * h + 1], one);
-        sc[h] = group_scale_splat(b, ib + h);
+        sc[h] = simd::splat_i16_lane(b.ls, ib + h);
       }
       const uint8_t* q8 = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * ib;
 #pragma clang loop unroll(disable)

@@ -1,13 +1,14 @@
 // Records native llama.cpp's outputs (node-llama-cpp's prebuilt CPU binary,
 // llama.cpp's default F16 KV cache as in the test data's references, 1
 // thread, no flash attention) for the synth-kq files of the types the test
-// data added last, and for synth-kq-pure-MXFP4.gguf, which the test data
-// lacks (tests/models/synth-kq-mxfp4.js writes it).
+// data added last, for synth-kq-pure-MXFP4.gguf, which the test data lacks
+// (tests/models/synth-kq-mxfp4.js writes it), and for synth-kq-pure-IQ4_NL,
+// which it holds without references.
 //
 // Writes beside this script:
-// - for the MXFP4 file, what ../shared/testdata/synth-kq/reference holds for
-//   the others: reference-outputs.json (prompt "Once upon a time" with BOS,
-//   16 greedy ids, their top-2 margins), <file>.logits.f32 (after the
+// - for those two files, what ../shared/testdata/synth-kq/reference holds
+//   for the others: reference-outputs.json (prompt "Once upon a time" with
+//   BOS, 16 greedy ids, their top-2 margins), <file>.logits.f32 (after the
 //   prompt), .logits-all.f32 (every prompt position), .logits-gen.f32 (every
 //   greedy step);
 // - second-prompt.json: for every file, a second prompt's ids and the logits
@@ -36,7 +37,10 @@ const FILES = [
   'synth-kq-pure-TQ1_0.gguf', 'synth-kq-pure-TQ2_0.gguf', 'synth-kq-pure-IQ3_XXS.gguf', 'synth-kq-pure-IQ3_S.gguf',
   'synth-kq-imat-pure-IQ2_XXS.gguf', 'synth-kq-imat-pure-IQ2_XS.gguf', 'synth-kq-imat-pure-IQ2_S.gguf',
   'synth-kq-imat-pure-IQ1_S.gguf', 'synth-kq-imat-pure-IQ1_M.gguf', 'synth-kq-IQ3_XS.gguf', 'synth-kq-IQ3_M.gguf',
+  'synth-kq-pure-IQ4_NL.gguf', 'synth-kq-pure-IQ4_XS.gguf',
 ];
+// Files without references in the test data: recorded in full.
+const IQ4_NL_FILE = 'synth-kq-pure-IQ4_NL.gguf';
 
 function fnv1a64(file) {
   let h = 0xcbf29ce484222325n;
@@ -99,27 +103,32 @@ async function promptAndGreedy(sequence, ids, steps) {
   return { all, greedy, margins, gen };
 }
 
-// The MXFP4 file, as the test data records the other types.
+// The MXFP4 and IQ4_NL files, as the test data records the other types.
 const mxfp4 = ensureSynthKqMxfp4(testdata);
-const outputs = await withContext(mxfp4, async (model, sequence) => {
-  const ids = model.tokenize(PROMPT, false);
-  const promptIds = [model.tokens.bos, ...ids];
-  const r = await promptAndGreedy(sequence, promptIds, STEPS);
-  const base = path.join(here, MXFP4_FILE.replace(/\.gguf$/, ''));
-  fs.writeFileSync(`${base}.logits.f32`, concat([r.all[r.all.length - 1]]));
-  fs.writeFileSync(`${base}.logits-all.f32`, concat(r.all));
-  fs.writeFileSync(`${base}.logits-gen.f32`, concat(r.gen));
-  return [{ file: MXFP4_FILE, fnv1a64: fnv1a64(mxfp4), engine, result: {
-    prompt: PROMPT, prompt_ids: promptIds, greedy_ids: r.greedy,
-    greedy_margins: r.margins.map((m) => Number(m.toPrecision(6))), n_vocab: N_VOCAB, kv_cache: 'f16' } }];
-});
+const pathOf = (name) => (name === MXFP4_FILE ? mxfp4 : path.join(testdata, 'synth-kq', name));
+const outputs = [];
+for (const name of [MXFP4_FILE, IQ4_NL_FILE]) {
+  const file = pathOf(name);
+  outputs.push(await withContext(file, async (model, sequence) => {
+    const ids = model.tokenize(PROMPT, false);
+    const promptIds = [model.tokens.bos, ...ids];
+    const r = await promptAndGreedy(sequence, promptIds, STEPS);
+    const base = path.join(here, name.replace(/\.gguf$/, ''));
+    fs.writeFileSync(`${base}.logits.f32`, concat([r.all[r.all.length - 1]]));
+    fs.writeFileSync(`${base}.logits-all.f32`, concat(r.all));
+    fs.writeFileSync(`${base}.logits-gen.f32`, concat(r.gen));
+    return { file: name, fnv1a64: fnv1a64(file), engine, result: {
+      prompt: PROMPT, prompt_ids: promptIds, greedy_ids: r.greedy,
+      greedy_margins: r.margins.map((m) => Number(m.toPrecision(6))), n_vocab: N_VOCAB, kv_cache: 'f16' } };
+  }));
+  console.log(`${name}: greedy ${outputs.at(-1).result.greedy_ids.join(' ')}; smallest margin ${Math.min(...outputs.at(-1).result.greedy_margins)}`);
+}
 fs.writeFileSync(path.join(here, 'reference-outputs.json'), JSON.stringify(outputs, null, 1) + '\n');
-console.log(`${MXFP4_FILE}: greedy ${outputs[0].result.greedy_ids.join(' ')}; smallest margin ${Math.min(...outputs[0].result.greedy_margins)}`);
 
 // The second prompt on every file.
 const second = [];
 for (const name of [...FILES, MXFP4_FILE]) {
-  const file = name === MXFP4_FILE ? mxfp4 : path.join(testdata, 'synth-kq', name);
+  const file = pathOf(name);
   second.push(await withContext(file, async (model, sequence) => {
     const promptIds = [model.tokens.bos, ...model.tokenize(SECOND_PROMPT, false)];
     const { all } = await promptAndGreedy(sequence, promptIds, 0);

@@ -174,12 +174,7 @@ struct Iq1mIndex {
                              wasm_i16x8_splat(1));
   }
   // Group ib's 32 grid values as int8: *lo weights 0-15, *hi 16-31.
-  void group(int ib, v128_t* lo, v128_t* hi) const {
-    const uint64_t* grid = kIq1sGrid.data();
-    const uint16_t* k = idx + 4 * ib;
-    *lo = wasm_v128_load64_lane(&grid[k[1]], wasm_v128_load64_zero(&grid[k[0]]), 1);
-    *hi = wasm_v128_load64_lane(&grid[k[3]], wasm_v128_load64_zero(&grid[k[2]]), 1);
-  }
+  void group(int ib, v128_t* lo, v128_t* hi) const { iq1_grid_entries(idx + 4 * ib, lo, hi); }
   // Weights 16m..16m + 15: their shifts' signs plus 1, as bytes 0 or 2.
   v128_t shifts(int m) const {
     const v128_t bit = wasm_i8x16_make(8, 8, 8, 8, 8, 8, 8, 8, -128, -128, -128, -128, -128, -128, -128, -128);

@@ -113,12 +113,7 @@ struct Iq1sIndex {
     shift = wasm_i16x8_sub(wasm_v128_xor(ls, neg), neg);
   }
   // Group ib's 32 grid values as int8: *lo weights 0-15, *hi 16-31.
-  void group(int ib, v128_t* lo, v128_t* hi) const {
-    const uint64_t* grid = kIq1sGrid.data();
-    const uint16_t* k = idx + 4 * ib;
-    *lo = wasm_v128_load64_lane(&grid[k[1]], wasm_v128_load64_zero(&grid[k[0]]), 1);
-    *hi = wasm_v128_load64_lane(&grid[k[3]], wasm_v128_load64_zero(&grid[k[2]]), 1);
-  }
+  void group(int ib, v128_t* lo, v128_t* hi) const { iq1_grid_entries(idx + 4 * ib, lo, hi); }
 };
 
 // The groups' int16 values v per 16 weights (lanes 2g, 2g + 1: group g).

@@ -134,6 +134,17 @@ export function fillRandom(bytes, seed) {
  * random quants, then each block's scale fields set (scales vary by +-25%).
  * F16: uniform on 256 levels in [-sigma √3, sigma √3].
  */
+// The weights' std in units of d for the types whose blocks are any bits
+// after an fp16 d (quantizedMatrix):
+// - IQ2_XS {half d, u16 qs[32] (9-bit grid index, 7-bit sign index), u8
+//   scales[8]}: w = d (0.5 + s) / 4 * grid * sign, std ~ 67 d;
+// - IQ3_XXS {half d, u8 qs[96]}: 64 grid indexes, then 8 u32 of four 7-bit
+//   sign indexes and a 4-bit scale: w = d (0.5 + s) / 2 * grid * sign, std ~ 172 d;
+// - IQ4_XS {half d, u16 scales_h, u8 scales_l[4], u8 qs[128]}: w = d (ls -
+//   32) kvalues_iq4nl[nibble], 6-bit ls (rms 18.5) and table values (rms
+//   67.4): std ~ 1247 d.
+const D_FIRST_STD = { IQ2_XS: 67, IQ3_XXS: 172, IQ4_XS: 1247 };
+
 export function quantizedMatrix(type, nIn, nOut, sigma, seed) {
   const t = GGML[type];
   const nBlocks = (nIn / t.block) * nOut;
@@ -224,30 +235,11 @@ export function quantizedMatrix(type, nIn, nOut, sigma, seed) {
       bytes[at + 2] = dmin[k] & 0xff;
       bytes[at + 3] = dmin[k] >>> 8;
     }
-  } else if (type === 'IQ2_XS') {
-    // block_iq2_xs {half d, u16 qs[32] (9-bit grid index, 7-bit sign index), u8 scales[8]}:
-    // every bit pattern is valid; w = d (0.5 + s) / 4 * grid * sign, std ~ 67 d
-    const d = variants(sigma / 67);
-    for (let b = 0, at = 0; b < nBlocks; b++, at += 74) {
-      const h = d[bytes[at] & 63];
-      bytes[at] = h & 0xff;
-      bytes[at + 1] = h >>> 8;
-    }
-  } else if (type === 'IQ3_XXS') {
-    // block_iq3_xxs {half d, u8 qs[96]}: 64 grid indexes, then 8 u32 of four
-    // 7-bit sign indexes and a 4-bit scale; any bits are valid. w = d (0.5 + s) / 2 * grid * sign, std ~ 172 d
-    const d = variants(sigma / 172);
-    for (let b = 0, at = 0; b < nBlocks; b++, at += 98) {
-      const h = d[bytes[at] & 63];
-      bytes[at] = h & 0xff;
-      bytes[at + 1] = h >>> 8;
-    }
-  } else if (type === 'IQ4_XS') {
-    // block_iq4_xs {half d, u16 scales_h, u8 scales_l[4], u8 qs[128]}: any
-    // bits are valid; w = d (ls - 32) kvalues_iq4nl[nibble], 6-bit ls
-    // (rms 18.5) and table values (rms 67.4): std ~ 1247 d
-    const d = variants(sigma / 1247);
-    for (let b = 0, at = 0; b < nBlocks; b++, at += 136) {
+  } else if (type in D_FIRST_STD) {
+    // Types whose blocks are any bits after an fp16 d in bytes 0-1: d set so
+    // that the weights' std is sigma.
+    const d = variants(sigma / D_FIRST_STD[type]);
+    for (let b = 0, at = 0; b < nBlocks; b++, at += t.bytes) {
       const h = d[bytes[at] & 63];
       bytes[at] = h & 0xff;
       bytes[at + 1] = h >>> 8;

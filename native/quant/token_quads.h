@@ -92,5 +92,14 @@ inline void store_quads(const v128_t* sums, int n_tokens, float* out, int64_t ou
   }
 }
 
+// out[t * out_stride] = sums' lane + factor1 * sums1's lane, the reference's
+// sum + factor1 * sum1 (the IQ1 types: their shifts' sum times 1/8).
+inline void store_quads_plus(v128_t* sums, const v128_t* sums1, float factor1, int n_tokens, float* out,
+                             int64_t out_stride) {
+  for (int q = 0; q < (n_tokens + 3) / 4; ++q)
+    sums[q] = wasm_f32x4_add(sums[q], wasm_f32x4_mul(wasm_f32x4_splat(factor1), sums1[q]));
+  store_quads(sums, n_tokens, out, out_stride);
+}
+
 }  // namespace wasmlm::simd
 #endif

@@ -234,9 +234,7 @@ void vec_dot_iq1_m_q8_K_tokens_relaxed(int64_t n, const void* w, const void* act
     simd::add_block_d(sum1, n_tokens, isum1, d, a, act_stride, i);
     simd::add_block_d(sum2, n_tokens, isum2, d, a, act_stride, i);
   }
-  for (int q = 0; q < (n_tokens + 3) / 4; ++q)
-    sum1[q] = wasm_f32x4_add(sum1[q], wasm_f32x4_mul(wasm_f32x4_splat(kIq1Delta), sum2[q]));
-  simd::store_quads(sum1, n_tokens, out, out_stride);
+  simd::store_quads_plus(sum1, sum2, kIq1Delta, n_tokens, out, out_stride);
 }
 
 // Against int16 activations: each half group's grid values widened and

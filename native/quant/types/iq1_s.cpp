@@ -218,9 +218,7 @@ void vec_dot_iq1_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* act
     simd::add_block_d(sum, n_tokens, isum, d, a, act_stride, i);
     simd::add_block_d(sum1, n_tokens, isum1, d, a, act_stride, i);
   }
-  for (int q = 0; q < (n_tokens + 3) / 4; ++q)
-    sum[q] = wasm_f32x4_add(sum[q], wasm_f32x4_mul(wasm_f32x4_splat(kIq1Delta), sum1[q]));
-  simd::store_quads(sum, n_tokens, out, out_stride);
+  simd::store_quads_plus(sum, sum1, kIq1Delta, n_tokens, out, out_stride);
 }
 
 // Against int16 activations, 1 to 4 tokens (simd::iq_isum_scaled); the

@@ -124,7 +124,7 @@ struct Table {
                                Relaxed{GgmlType::Q3_K, vec_dot_q3_K_q8_K_relaxed, vec_dot_q3_K_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::Q4_K, vec_dot_q4_K_q8_K_relaxed, vec_dot_q4_K_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::Q5_K, vec_dot_q5_K_q8_K_relaxed, vec_dot_q5_K_q8_K_tokens_relaxed},
-                               Relaxed{GgmlType::Q6_K, vec_dot_q6_K_q8_K_relaxed, nullptr},
+                               Relaxed{GgmlType::Q6_K, vec_dot_q6_K_q8_K_relaxed, vec_dot_q6_K_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::TQ1_0, vec_dot_tq1_0_q8_K_relaxed, vec_dot_tq1_0_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::TQ2_0, vec_dot_tq2_0_q8_K_relaxed, vec_dot_tq2_0_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::IQ2_XXS, vec_dot_iq2_xxs_q8_K_relaxed, vec_dot_iq2_xxs_q8_K_tokens_relaxed},

@@ -118,9 +118,10 @@ struct RelaxedGroups {
     for (int64_t g = 0; g < full + (tail ? 1 : 0); ++g) {
       Group grp;
       load(x + 4 * g, g < full ? 4 : tail, grp);
+      const uint8_t* y = base + g * sizeof(Act);
 #pragma clang loop unroll_count(2)
-      for (int t = 0; t < n_tokens; ++t)
-        acc[t] = add_group(acc[t], grp, reinterpret_cast<const Act*>(base + t * act_stride)[g]);
+      for (v128_t* s = acc; s != acc + n_tokens; ++s, y += act_stride)
+        *s = add_group(*s, grp, *reinterpret_cast<const Act*>(y));
     }
     for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = hsum_f32(acc[t]);
   }

@@ -1,6 +1,6 @@
-// Pieces the relaxed Q2_K and Q3_K kernels share: both have 16 sub-blocks of
-// 16 weights with unsigned levels (Q2_K 0..3; Q3_K 0..7 once the offset is
-// taken out) and one integer scale each.
+// Pieces the relaxed Q2_K, Q3_K and Q6_K kernels share: all three have 16
+// sub-blocks of 16 weights with unsigned levels (Q2_K 0..3; Q3_K 0..7 and
+// Q6_K 0..63 once the offset is taken out) and one integer scale each.
 #pragma once
 #ifdef __wasm_simd128__
 
@@ -10,6 +10,7 @@
 #include "quant/blocks.h"
 #include "quant/relaxed/relaxed_simd.h"
 #include "quant/simd128.h"
+#include "quant/token_quads.h"
 
 namespace wasmlm::simd {
 
@@ -46,9 +47,8 @@ inline void quad16_tokens(const v128_t (&l)[4], v128_t sc16, const uint8_t* a, i
   const v128_t s1 = wasm_i16x8_shuffle(sc16, sc16, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1);
   const v128_t s2 = wasm_i16x8_shuffle(sc16, sc16, K + 2, K + 2, K + 2, K + 2, K + 2, K + 2, K + 2, K + 2);
   const v128_t s3 = wasm_i16x8_shuffle(sc16, sc16, K + 3, K + 3, K + 3, K + 3, K + 3, K + 3, K + 3, K + 3);
-  const uint8_t* q8 = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 16 * J;
-#pragma clang loop unroll(disable)
-  for (int t = 0; t < n_tokens; ++t, q8 += act_stride) {
+  for_tokens(n_tokens, a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 16 * J, act_stride,
+             [&](int t, const uint8_t* q8) {
     const v128_t p0 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8), l[0]);
     const v128_t p1 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), l[1]);
     const v128_t p2 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 32), l[2]);
@@ -56,7 +56,7 @@ inline void quad16_tokens(const v128_t (&l)[4], v128_t sc16, const uint8_t* a, i
     const v128_t pair0 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(p0, s0), wasm_i32x4_dot_i16x8(p1, s1));
     const v128_t pair1 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(p2, s2), wasm_i32x4_dot_i16x8(p3, s3));
     isum[t] = wasm_i32x4_add(isum[t], wasm_i32x4_add(pair0, pair1));
-  }
+  });
 }
 
 }  // namespace wasmlm::simd

@@ -4,6 +4,7 @@
 #pragma once
 #ifdef __wasm_simd128__
 
+#include <cstddef>
 #include <cstdint>
 
 #include "quant/blocks.h"
@@ -63,19 +64,19 @@ struct PairLevels {
 // (Q8_K rows act_stride bytes apart from a): the pair is unpacked
 // (Levels::pair<J>) and its scales splatted once, and each token's integer
 // sum gains what scaled_pair_dot gives one token.
-template <int J, typename Levels, typename Block>
+template <int J, typename Levels, bool kFirst = false, typename Block>
 inline void pair_tokens(const Block& x, int64_t i, v128_t sc16, const uint8_t* a, int64_t act_stride, int n_tokens,
                         v128_t* isum) {
   const PairLevels l = Levels::template pair<J>(x);
   const v128_t s0 = wasm_i16x8_shuffle(sc16, sc16, J, J, J, J, J, J, J, J);
   const v128_t s1 = wasm_i16x8_shuffle(sc16, sc16, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1);
-  // Rolled, isum in memory: as k_tokens.h's dot64_tokens, for V8's 16 vector registers.
-#pragma clang loop unroll(disable)
-  for (int t = 0; t < n_tokens; ++t) {
-    const int8_t* q8 = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i].qs + 32 * J;
-    const v128_t lo = relaxed_dot32(q8, l.lo0, l.lo1), hi = relaxed_dot32(q8 + 32, l.hi0, l.hi1);
-    isum[t] = wasm_i32x4_add(isum[t], wasm_i32x4_add(wasm_i32x4_dot_i16x8(lo, s0), wasm_i32x4_dot_i16x8(hi, s1)));
-  }
+  for_tokens(n_tokens, a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * J, act_stride,
+             [&](int t, const uint8_t* q8) {
+               const v128_t lo = relaxed_dot32(reinterpret_cast<const int8_t*>(q8), l.lo0, l.lo1);
+               const v128_t hi = relaxed_dot32(reinterpret_cast<const int8_t*>(q8) + 32, l.hi0, l.hi1);
+               const v128_t pair = wasm_i32x4_add(wasm_i32x4_dot_i16x8(lo, s0), wasm_i32x4_dot_i16x8(hi, s1));
+               isum[t] = kFirst ? pair : wasm_i32x4_add(isum[t], pair);
+             });
 }
 
 // 1 to kMaxWideTokens tokens of Q4_K or Q5_K weights x against Q8_K
@@ -91,11 +92,10 @@ inline void k_tokens_relaxed(int64_t n, const Block* x, const void* activations,
   for (int64_t i = 0; i < n / QK_K; ++i) {
     const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
     const v128_t sc16 = wasm_u16x8_extend_low_u8x16(scales_mins), m16 = wasm_u16x8_extend_high_u8x16(scales_mins);
-    for (int t = 0; t < n_tokens; ++t) {
-      isum[t] = wasm_i32x4_splat(0);
-      mins[t] = mins_dot(m16, reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i].bsums);
-    }
-    pair_tokens<0, Levels>(x[i], i, sc16, a, act_stride, n_tokens, isum);
+    for_tokens(n_tokens, a + i * sizeof(block_q8_K), act_stride, [&](int t, const uint8_t* y) {
+      mins[t] = mins_dot(m16, reinterpret_cast<const block_q8_K*>(y)->bsums);
+    });
+    pair_tokens<0, Levels, true>(x[i], i, sc16, a, act_stride, n_tokens, isum);
     pair_tokens<2, Levels>(x[i], i, sc16, a, act_stride, n_tokens, isum);
     pair_tokens<4, Levels>(x[i], i, sc16, a, act_stride, n_tokens, isum);
     pair_tokens<6, Levels>(x[i], i, sc16, a, act_stride, n_tokens, isum);

@@ -50,12 +50,12 @@ void vec_dot_q2_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* acti
     const v128_t sc_bytes = wasm_v128_load(x[i].scales);
     const v128_t lo = wasm_u16x8_extend_low_u8x16(sc_bytes), hi = wasm_u16x8_extend_high_u8x16(sc_bytes);
     const v128_t min_lo = wasm_u16x8_shr(lo, 4), min_hi = wasm_u16x8_shr(hi, 4);
-    for (int t = 0; t < n_tokens; ++t) {
-      const block_q8_K& y = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i];
+    simd::for_tokens(n_tokens, a + i * sizeof(block_q8_K), act_stride, [&](int t, const uint8_t* row) {
+      const auto& y = *reinterpret_cast<const block_q8_K*>(row);
       isum[t] = wasm_i32x4_splat(0);
       mins[t] = wasm_i32x4_add(wasm_i32x4_dot_i16x8(min_lo, wasm_v128_load(y.bsums)),
                                wasm_i32x4_dot_i16x8(min_hi, wasm_v128_load(y.bsums + 8)));
-    }
+    });
     q2_K_half_tokens<0>(x[i].qs, wasm_v128_and(lo, m4), a, i, act_stride, n_tokens, isum);
     q2_K_half_tokens<8>(x[i].qs + 32, wasm_v128_and(hi, m4), a, i, act_stride, n_tokens, isum);
     simd::add_block_dmin(sum, n_tokens, isum, mins, fp16_to_fp32_fast(x[i].d), fp16_to_fp32_fast(x[i].dmin), a,

@@ -69,10 +69,10 @@ void vec_dot_q3_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* acti
     q3_K_half_tokens<0>(x[i].qs, p.hm0, p.hm1, p.sc_lo, a, i, act_stride, n_tokens, isum);
     q3_K_half_tokens<1>(x[i].qs + 32, p.hm0, p.hm1, p.sc_hi, a, i, act_stride, n_tokens, isum);
     const float d = fp16_to_fp32_fast(x[i].d);
-    for (int t = 0; t < n_tokens; ++t) {
-      const block_q8_K& y = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i];
+    simd::for_tokens(n_tokens, a + i * sizeof(block_q8_K), act_stride, [&](int t, const uint8_t* row) {
+      const auto& y = *reinterpret_cast<const block_q8_K*>(row);
       sum[t] += d * y.d * (simd::hsum_i32(isum[t]) - p.offsets(y.bsums));
-    }
+    });
   }
   for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];
 }

@@ -19,7 +19,7 @@ float vec_dot_iq2_xs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq2_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq4_xs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq1_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
-// TQ1_0, TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K, the IQ1, IQ2 and IQ3 types, IQ4_XS: 1
+// TQ1_0, TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, the IQ1, IQ2 and IQ3 types, IQ4_XS: 1
 // to kMaxWideTokens tokens against Q8_K activations as they are
 // (QuantTraits::vec_dot_wide, WideForm::Q8_KAsIs), the bits of the one-token
 // kernels above.
@@ -32,6 +32,7 @@ WASMLM_DECLARE_RELAXED_TOKENS_DOT(q2_K)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(q3_K)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(q4_K)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(q5_K)
+WASMLM_DECLARE_RELAXED_TOKENS_DOT(q6_K)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq2_xxs)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq2_xs)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq2_s)

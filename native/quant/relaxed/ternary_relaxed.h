@@ -65,13 +65,12 @@ inline void ternary_tokens_relaxed(int64_t n, const void* w, const void* activat
   for (int64_t i = 0; i < n / QK_K; ++i) {
     v128_t c[16];
     Levels::levels(x[i], [&](int k, v128_t ck) { c[k] = ck; });
-#pragma clang loop unroll(disable)
-    for (int t = 0; t < n_tokens; ++t) {
-      const block_q8_K& y = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i];
+    for_tokens(n_tokens, a + i * sizeof(block_q8_K), act_stride, [&](int t, const uint8_t* row) {
+      const auto& y = *reinterpret_cast<const block_q8_K*>(row);
       v128_t acc = wasm_i16x8_splat(0);
       for (int k = 0; k < 16; ++k) acc = wasm_i16x8_add(acc, relaxed_dot_i8x16_i7x16(wasm_v128_load(y.qs + 16 * k), c[k]));
       part[t] = ternary_block_dot(acc, y);
-    }
+    });
     add_block_d(sum, n_tokens, part, fp16_to_fp32_fast(x[i].d), a, act_stride, i);
   }
   store_quads(sum, n_tokens, out, out_stride);

@@ -224,12 +224,12 @@ void vec_dot_iq1_m_q8_K_tokens_relaxed(int64_t n, const void* w, const void* act
         isum2[t] = ib ? wasm_i32x4_add(isum2[t], s2) : s2;
       }
     }
-    for (int t = 0; t < n_tokens; ++t) {
-      const int16_t* bsums = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i].bsums;
+    simd::for_tokens(n_tokens, a + i * sizeof(block_q8_K), act_stride, [&](int t, const uint8_t* row) {
+      const int16_t* bsums = reinterpret_cast<const block_q8_K*>(row)->bsums;
       const v128_t offsets = simd::scaled_bsums(b.scales_lo(), b.scales_hi(), bsums);
       isum1[t] = wasm_i32x4_sub(isum1[t], offsets);
       isum2[t] = wasm_i32x4_sub(isum2[t], offsets);
-    }
+    });
     const float d = fp16_to_fp32_fast(scales_of(x[i]).d());
     simd::add_block_d(sum1, n_tokens, isum1, d, a, act_stride, i);
     simd::add_block_d(sum2, n_tokens, isum2, d, a, act_stride, i);

@@ -209,11 +209,11 @@ void vec_dot_iq1_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* act
       }
     }
     const v128_t ls_lo = per16_lo(b.ls), ls_hi = per16_hi(b.ls), sh_lo = per16_lo(b.shift), sh_hi = per16_hi(b.shift);
-    for (int t = 0; t < n_tokens; ++t) {
-      const int16_t* bsums = reinterpret_cast<const block_q8_K*>(a + t * act_stride)[i].bsums;
+    simd::for_tokens(n_tokens, a + i * sizeof(block_q8_K), act_stride, [&](int t, const uint8_t* row) {
+      const int16_t* bsums = reinterpret_cast<const block_q8_K*>(row)->bsums;
       isum[t] = wasm_i32x4_sub(isum[t], simd::scaled_bsums(ls_lo, ls_hi, bsums));
       isum1[t] = simd::scaled_bsums(sh_lo, sh_hi, bsums);
-    }
+    });
     const float d = fp16_to_fp32_fast(x[i].d);
     simd::add_block_d(sum, n_tokens, isum, d, a, act_stride, i);
     simd::add_block_d(sum1, n_tokens, isum1, d, a, act_stride, i);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -67,16 +68,16 @@ double memory_read_gbps() {
 
 // Random weights: quantized Gaussian rows where a quantizer exists, else
 // random blocks with small fp16 scales.
-std::vector<uint8_t> make_weights(GgmlType type, std::mt19937& rng) {
-  const uint64_t row_bytes = *ggml_nbytes(type, kDim);
-  std::vector<uint8_t> w(row_bytes * kDim);
+std::vector<uint8_t> make_weights(GgmlType type, std::mt19937& rng, int64_t rows = kDim, int64_t cols = kDim) {
+  const uint64_t row_bytes = *ggml_nbytes(type, cols);
+  std::vector<uint8_t> w(row_bytes * rows);
   const QuantTraits& t = quant_traits(type);
   if (t.from_float) {
     std::normal_distribution<float> dist(0.f, 1.f);
-    std::vector<float> row(kDim);
-    for (int64_t r = 0; r < kDim; ++r) {
+    std::vector<float> row(cols);
+    for (int64_t r = 0; r < rows; ++r) {
       for (auto& v : row) v = dist(rng);
-      t.from_float(row.data(), w.data() + r * row_bytes, kDim);
+      t.from_float(row.data(), w.data() + r * row_bytes, cols);
     }
     return w;
   }
@@ -101,9 +102,35 @@ struct Row {
   double scalar, simd1, simd2, in_cache, mm_ratio;
 };
 
+// `--matmul TYPE ROWS COLS TOKENS`: only a prompt-sized matmul on weights in
+// cache, repeated for about 2 s, in GMAC/s (1 thread): the figure to profile
+// a multi-token kernel with.
+int matmul_only(char** argv) {
+  const std::string name = argv[0];
+  const int64_t rows = std::atoll(argv[1]), cols = std::atoll(argv[2]), n_tokens = std::atoll(argv[3]);
+  GgmlType type = GgmlType::F32;
+  bool found = false;
+  for (int k = 0; k < 64 && !found; ++k)
+    if (ggml_type_info(static_cast<GgmlType>(k)).name == name) type = static_cast<GgmlType>(k), found = true;
+  if (!found) return std::fprintf(stderr, "unknown type %s\n", name.c_str()), 2;
+  std::mt19937 rng(42);
+  const std::vector<uint8_t> w = make_weights(type, rng, rows, cols);
+  std::vector<float> x(cols * n_tokens), y(rows * n_tokens);
+  std::normal_distribution<float> dist(0.f, 1.f);
+  for (auto& v : x) v = dist(rng);
+  ThreadPool pool(1);
+  MatmulScratch scratch;
+  const WeightMatrix m{type, cols, rows, w.data(), *ggml_nbytes(type, cols)};
+  const double t = best_time([&] { matmul(m, x.data(), n_tokens, y.data(), pool, scratch); }, 2.0);
+  std::printf("%s %lld x %lld, %lld tokens: %.2f ms, %.1f GMAC/s\n", name.c_str(), (long long)rows, (long long)cols,
+              (long long)n_tokens, t * 1e3, double(rows) * cols * n_tokens / t / 1e9);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 6 && std::string(argv[1]) == "--matmul") return matmul_only(argv + 2);
   // Optional arguments: the type names to run (default: all).
   std::vector<std::string> only(argv + 1, argv + argc);
   std::printf("wasmlm kernel benchmark (wasm SIMD-128%s under Node; %lld x %lld weights, GB/s of weight bytes)\n\n",

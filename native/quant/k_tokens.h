@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "quant/simd128.h"
+#include "quant/token_quads.h"
 
 namespace wasmlm::simd {
 
@@ -16,17 +17,15 @@ namespace wasmlm::simd {
 // of (const int16_t*)((const uint8_t*)y0 + t * act_stride). (Constant runs:
 // computed ones cost 10% in address arithmetic.)
 //
-// The loop stays rolled and isum lives in memory: unrolled over tokens, LLVM
+// The loop (for_tokens) stays rolled and isum lives in memory: unrolled over tokens, LLVM
 // hoists every token's loads to the top and V8, with 16 vector registers,
 // spills far more than this loop's one load and store per token.
 template <int R1, int R2, int R3>
 inline void dot64_tokens(const v128_t (&w)[8], const int16_t* y0, int64_t act_stride,
                          int n_tokens, bool first, v128_t* isum) {
   constexpr int runs[4] = {0, R1, R2, R3};
-  const auto* base = reinterpret_cast<const uint8_t*>(y0);
-#pragma clang loop unroll(disable)
-  for (int t = 0; t < n_tokens; ++t) {
-    const auto* y = reinterpret_cast<const int16_t*>(base + t * act_stride);
+  for_tokens(n_tokens, reinterpret_cast<const uint8_t*>(y0), act_stride, [&](int t, const uint8_t* row) {
+    const auto* y = reinterpret_cast<const int16_t*>(row);
     const v128_t s01 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(w[0], wasm_v128_load(y + runs[0])),
                                       wasm_i32x4_dot_i16x8(w[1], wasm_v128_load(y + runs[0] + 8)));
     const v128_t s23 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(w[2], wasm_v128_load(y + runs[1])),
@@ -37,7 +36,7 @@ inline void dot64_tokens(const v128_t (&w)[8], const int16_t* y0, int64_t act_st
                                       wasm_i32x4_dot_i16x8(w[7], wasm_v128_load(y + runs[3] + 8)));
     const v128_t s = wasm_i32x4_add(wasm_i32x4_add(s01, s23), wasm_i32x4_add(s45, s67));
     isum[t] = first ? s : wasm_i32x4_add(isum[t], s);
-  }
+  });
 }
 
 }  // namespace wasmlm::simd

@@ -7,6 +7,7 @@
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
+#include "quant/token_quads.h"
 #include "quant/wide_activations.h"
 
 namespace wasmlm::simd {
@@ -41,12 +42,11 @@ void vec_dot_min_blocks_q8_1w(int64_t n, const Block* x, const void* a, int64_t 
     v128_t w[4];
     unpack(x[i], w);
     const float d = fp16_to_fp32_fast(x[i].d), m = fp16_to_fp32_fast(x[i].m);
-#pragma clang loop unroll(disable)
-    for (int t = 0; t < n_tokens; ++t) {
-      const block_q8_1w& y = reinterpret_cast<const block_q8_1w*>(base + t * act_stride)[i];
+    for_tokens(n_tokens, base + i * sizeof(block_q8_1w), act_stride, [&](int t, const uint8_t* r) {
+      const auto& y = *reinterpret_cast<const block_q8_1w*>(r);
       acc[t] = add_scaled(acc[t], dot_i16x32(w[0], w[1], w[2], w[3], y.qs), d * y.d);
       mins[t] += m * y.s;
-    }
+    });
   }
   for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = hsum_f32(acc[t]) + mins[t];
 }

@@ -202,11 +202,11 @@ void q5_K_tokens(int64_t nb, const block_q5_K* x, const uint8_t* a, int64_t act_
     }
     const v128_t mins = wasm_u16x8_extend_high_u8x16(scales_mins);
     const float d = fp16_to_fp32_fast(x[i].d), dmin = fp16_to_fp32_fast(x[i].dmin);
-    for (int t = 0; t < n_tokens; ++t) {
-      const block_q8_Kw& y = row(t)[i];
+    simd::for_tokens(n_tokens, a + i * sizeof(block_q8_Kw), act_stride, [&](int t, const uint8_t* r) {
+      const auto& y = *reinterpret_cast<const block_q8_Kw*>(r);
       const int summs = simd::hsum_i32(wasm_i32x4_dot_i16x8(mins, wasm_v128_load(y.gsums)));
       sum[t] += y.d * (d * simd::hsum_i32(isum[t]) - dmin * summs);
-    }
+    });
   }
   for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];
 }

@@ -217,10 +217,10 @@ void q6_K_tokens(int64_t nb, const block_q6_K* x, const uint8_t* a, int64_t act_
         simd::dot64_tokens<32, 64, 96>(w, row(0)[i].qs + half + l, act_stride, n_tokens, half == 0 && l == 0, isum);
       }
     const float d = fp16_to_fp32_fast(x[i].d);
-    for (int t = 0; t < n_tokens; ++t) {
-      const block_q8_Kw& y = row(t)[i];
+    simd::for_tokens(n_tokens, a + i * sizeof(block_q8_Kw), act_stride, [&](int t, const uint8_t* r) {
+      const auto& y = *reinterpret_cast<const block_q8_Kw*>(r);
       sum[t] += d * y.d * simd::hsum_i32(wasm_i32x4_sub(isum[t], q6_K_offset(x[i], y)));
-    }
+    });
   }
   for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = sum[t];
 }

@@ -37,8 +37,7 @@ inline v128_t crumbs(v128_t v, int shift) {
 // Several tokens: sub-blocks J..J + 3 (levels l[0..3]) of super-block i
 // against every token's 64 activations from element 16 J (Q8_K rows
 // act_stride bytes apart from a); each token's isum gains what two
-// scaled_pair16 calls give one token. Rolled, isum in memory (as
-// k_tokens.h's dot64_tokens, for V8's 16 vector registers).
+// scaled_pair16 calls give one token.
 template <int J>
 inline void quad16_tokens(const v128_t (&l)[4], v128_t sc16, const uint8_t* a, int64_t i, int64_t act_stride,
                           int n_tokens, v128_t* isum) {
@@ -47,8 +46,8 @@ inline void quad16_tokens(const v128_t (&l)[4], v128_t sc16, const uint8_t* a, i
   const v128_t s1 = wasm_i16x8_shuffle(sc16, sc16, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1, K + 1);
   const v128_t s2 = wasm_i16x8_shuffle(sc16, sc16, K + 2, K + 2, K + 2, K + 2, K + 2, K + 2, K + 2, K + 2);
   const v128_t s3 = wasm_i16x8_shuffle(sc16, sc16, K + 3, K + 3, K + 3, K + 3, K + 3, K + 3, K + 3, K + 3);
-  for_tokens(n_tokens, a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 16 * J, act_stride,
-             [&](int t, const uint8_t* q8) {
+  const uint8_t* first = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 16 * J;
+  for_tokens(n_tokens, first, act_stride, [&](int t, const uint8_t* q8) {
     const v128_t p0 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8), l[0]);
     const v128_t p1 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), l[1]);
     const v128_t p2 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 32), l[2]);

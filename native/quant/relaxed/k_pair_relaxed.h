@@ -63,20 +63,20 @@ struct PairLevels {
 // Sub-blocks J and J + 1 of super-block i against every token's activations
 // (Q8_K rows act_stride bytes apart from a): the pair is unpacked
 // (Levels::pair<J>) and its scales splatted once, and each token's integer
-// sum gains what scaled_pair_dot gives one token.
+// sum gains what scaled_pair_dot gives one token (kFirst: is set to it).
 template <int J, typename Levels, bool kFirst = false, typename Block>
 inline void pair_tokens(const Block& x, int64_t i, v128_t sc16, const uint8_t* a, int64_t act_stride, int n_tokens,
                         v128_t* isum) {
   const PairLevels l = Levels::template pair<J>(x);
   const v128_t s0 = wasm_i16x8_shuffle(sc16, sc16, J, J, J, J, J, J, J, J);
   const v128_t s1 = wasm_i16x8_shuffle(sc16, sc16, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1);
-  for_tokens(n_tokens, a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * J, act_stride,
-             [&](int t, const uint8_t* q8) {
-               const v128_t lo = relaxed_dot32(reinterpret_cast<const int8_t*>(q8), l.lo0, l.lo1);
-               const v128_t hi = relaxed_dot32(reinterpret_cast<const int8_t*>(q8) + 32, l.hi0, l.hi1);
-               const v128_t pair = wasm_i32x4_add(wasm_i32x4_dot_i16x8(lo, s0), wasm_i32x4_dot_i16x8(hi, s1));
-               isum[t] = kFirst ? pair : wasm_i32x4_add(isum[t], pair);
-             });
+  const uint8_t* first = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * J;
+  for_tokens(n_tokens, first, act_stride, [&](int t, const uint8_t* row) {
+    const auto* q8 = reinterpret_cast<const int8_t*>(row);
+    const v128_t lo = relaxed_dot32(q8, l.lo0, l.lo1), hi = relaxed_dot32(q8 + 32, l.hi0, l.hi1);
+    const v128_t pair = wasm_i32x4_add(wasm_i32x4_dot_i16x8(lo, s0), wasm_i32x4_dot_i16x8(hi, s1));
+    isum[t] = kFirst ? pair : wasm_i32x4_add(isum[t], pair);
+  });
 }
 
 // 1 to kMaxWideTokens tokens of Q4_K or Q5_K weights x against Q8_K

@@ -176,6 +176,58 @@ TEST(SimdKernels, Mxfp4ScalesOfEveryExponent) {
   }
 }
 
+// Rows of the 32-weight types whose every level is one byte pattern (the
+// largest and smallest levels among them) against activations all +127 or
+// all -127: the integer sums the kernels keep in int16 lanes are at their
+// largest, so a lane that could overflow would wrap here. Through the kernel
+// matmul picks for one token and for 4.
+TEST(SimdKernels, LargestLevelsAgainstFullScaleActivations) {
+  const int64_t n = 32 * 12;  // three groups of four blocks
+  struct Header {
+    GgmlType type;
+    int halves;  // leading fp16 scales (d, or d and m); MXFP4: one E8M0 byte
+  };
+  for (const Header& h : {Header{GgmlType::Q4_0, 1}, Header{GgmlType::Q4_1, 2}, Header{GgmlType::Q5_0, 1},
+                          Header{GgmlType::Q5_1, 2}, Header{GgmlType::Q8_0, 1}, Header{GgmlType::IQ4_NL, 1},
+                          Header{GgmlType::MXFP4, 0}}) {
+    const QuantTraits& t = quant_traits(h.type);
+    const uint64_t block_bytes = ggml_type_info(h.type).type_size;
+    for (uint8_t fill : {0x00, 0xFF, 0x77, 0x88, 0x7F, 0x81}) {
+      std::vector<uint8_t> w(*ggml_nbytes(h.type, n), fill);
+      for (int64_t b = 0; b < n / 32; ++b) {
+        uint8_t* block = w.data() + b * block_bytes;
+        const uint16_t scale = fp32_to_fp16(0.01f);
+        for (int k = 0; k < h.halves; ++k) std::memcpy(block + 2 * k, &scale, 2);
+        if (h.halves == 0) block[0] = 120;  // 2^-8
+      }
+      for (float sign : {1.0f, -1.0f}) {
+        const std::vector<float> a(n, sign);
+        const uint64_t q_bytes = *ggml_nbytes(t.vec_dot_type, n);
+        std::vector<uint8_t> qa(q_bytes * 4);
+        for (int tok = 0; tok < 4; ++tok) quant_traits(t.vec_dot_type).from_float(a.data(), qa.data() + tok * q_bytes, n);
+        ASSERT_EQ(static_cast<int8_t>(qa[q_bytes - 1]), sign > 0 ? 127 : -127);
+        const float ref = t.vec_dot_ref(n, w.data(), qa.data());
+        const double mag = magnitude(t, w.data(), qa.data(), n);
+        SCOPED_TRACE(std::string(ggml_type_info(h.type).name) + " levels byte " + std::to_string(fill) +
+                     (sign > 0 ? ", activations +127" : ", activations -127"));
+        for (int n_tokens : {1, 4}) {
+          float out[4];
+          if (t.vec_dot_wide && (n_tokens > 1 || t.wide_one_token)) {
+            const uint64_t wide_bytes = wide_activation_bytes(t.wide_form, n);
+            std::vector<uint8_t> wide(wide_bytes * 4 + 16);
+            for (int tok = 0; tok < 4; ++tok)
+              widen_activations(t.wide_form, qa.data() + tok * q_bytes, wide.data() + tok * wide_bytes, n);
+            t.vec_dot_wide(n, w.data(), wide.data(), static_cast<int64_t>(wide_bytes), n_tokens, out, 1);
+          } else {
+            for (int tok = 0; tok < n_tokens; ++tok) out[tok] = t.vec_dot(n, w.data(), qa.data() + tok * q_bytes);
+          }
+          for (int tok = 0; tok < n_tokens; ++tok) EXPECT_NEAR(out[tok], ref, 1e-5 * mag + 1e-6) << n_tokens << " tokens";
+        }
+      }
+    }
+  }
+}
+
 TEST(SimdKernels, EveryVecDotMatchesItsScalarReference) {
   std::mt19937 rng(1234);
   int checked = 0;

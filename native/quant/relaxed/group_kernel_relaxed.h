@@ -15,9 +15,9 @@
 // prompt gives the bits of token-by-token decoding.
 //
 // Levels (one per type) provides: Block; kOffset (0 for the min types);
-// levels(block, &lo, &hi), the levels of weights 0-15 and 16-31 as bytes in
-// 0..63 (so that a lane's 4 products stay within int16); scale(block) and,
-// for the min types, min(block).
+// kMaxLevel, its largest level; levels(block, &lo, &hi), the levels of
+// weights 0-15 and 16-31 as bytes in 0..63 (so that a lane's 4 products stay
+// within int16); scale(block) and, for the min types, min(block).
 #pragma once
 #ifdef __wasm_simd128__
 
@@ -28,20 +28,20 @@
 #include "quant/quant_types.h"
 #include "quant/relaxed/relaxed_simd.h"
 #include "quant/simd128.h"
+#include "quant/token_quads.h"
 #include "quant/wide_activations.h"
 
 namespace wasmlm::simd {
-
-// Integer dot of one block's levels with its 32 activations, as 4 int32 lanes.
-inline v128_t relaxed_block_dot(v128_t lo, v128_t hi, const int8_t* q8) {
-  return wasm_i32x4_extadd_pairwise_i16x8(relaxed_dot32(q8, lo, hi));
-}
 
 template <typename Levels>
 struct RelaxedGroups {
   using Block = typename Levels::Block;
   static constexpr bool kHasMin = Levels::kOffset == 0;
-  static_assert(Levels::kOffset >= 0 && Levels::kOffset <= 63);
+  static_assert(Levels::kOffset >= 0 && Levels::kOffset <= 63 && Levels::kMaxLevel <= 63);
+  // Where 16 products of a level and an activation (|a| <= 127, as Q8_0
+  // quantization gives) fit int16, the 4 blocks' dots are summed in int16
+  // lanes before they widen (13 vector ops against 17 and 4 constant loads).
+  static constexpr bool kInt16Sums = 16 * 127 * Levels::kMaxLevel <= 32767;
 
   // offset * sum(a), lane by lane (a shift where the offset is a power of 2).
   static v128_t offset_times(v128_t sums) {
@@ -54,12 +54,36 @@ struct RelaxedGroups {
   }
   using Act = std::conditional_t<kHasMin, group_q8_1r, group_q8_0r>;
 
+  // The integer dots of 4 blocks, each as the int16x8 that relaxed_dot32
+  // gives (4 products per lane), reduced to block k's sum in lane k.
+  static v128_t sum_blocks(v128_t a, v128_t b, v128_t c, v128_t d) {
+    if constexpr (kInt16Sums) {
+      // Lanes a b a b ... (8 products each), then a b c d a b c d (16).
+      const v128_t ab = wasm_i16x8_add(wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11),
+                                       wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15));
+      const v128_t cd = wasm_i16x8_add(wasm_i16x8_shuffle(c, d, 0, 8, 1, 9, 2, 10, 3, 11),
+                                       wasm_i16x8_shuffle(c, d, 4, 12, 5, 13, 6, 14, 7, 15));
+      const v128_t abcd = wasm_i16x8_add(wasm_i32x4_shuffle(ab, cd, 0, 4, 1, 5), wasm_i32x4_shuffle(ab, cd, 2, 6, 3, 7));
+      return wasm_i32x4_add(wasm_i32x4_extend_low_i16x8(abcd), wasm_i32x4_extend_high_i16x8(abcd));
+    } else {
+      return hsum4_i32(wasm_i32x4_extadd_pairwise_i16x8(a), wasm_i32x4_extadd_pairwise_i16x8(b),
+                       wasm_i32x4_extadd_pairwise_i16x8(c), wasm_i32x4_extadd_pairwise_i16x8(d));
+    }
+  }
+
   // A group of a weight row: levels, scales and mins of blocks [0, count);
   // the blocks past count (a row's last, partial group) are zero.
   struct Group {
     v128_t lo[4], hi[4];
     v128_t d, m;
   };
+
+  static v128_t scales(const Block* x) {
+    return wasm_f32x4_make(Levels::scale(x[0]), Levels::scale(x[1]), Levels::scale(x[2]), Levels::scale(x[3]));
+  }
+  static v128_t mins(const Block* x) {
+    return wasm_f32x4_make(Levels::min(x[0]), Levels::min(x[1]), Levels::min(x[2]), Levels::min(x[3]));
+  }
 
   static void load(const Block* x, int count, Group& g) {
     float d[4] = {0, 0, 0, 0}, m[4] = {0, 0, 0, 0};
@@ -76,16 +100,37 @@ struct RelaxedGroups {
     g.m = wasm_f32x4_make(m[0], m[1], m[2], m[3]);
   }
 
-  static v128_t add_group(v128_t acc, const Group& g, const Act& y) {
-    v128_t dots[4];
-    for (int b = 0; b < 4; ++b) dots[b] = relaxed_block_dot(g.lo[b], g.hi[b], y.qs + QK8_0 * b);
-    v128_t q = hsum4_i32(dots[0], dots[1], dots[2], dots[3]);
+  // acc + the float end of a group's integer dots q (block k in lane k).
+  static v128_t add_dots(v128_t acc, v128_t q, v128_t d, v128_t m, const Act& y) {
     if constexpr (kHasMin) {
-      return wasm_f32x4_add(acc, wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(g.d, wasm_v128_load(y.d))),
-                                                wasm_f32x4_mul(g.m, wasm_v128_load(y.s))));
+      return wasm_f32x4_add(acc, wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(d, wasm_v128_load(y.d))),
+                                                wasm_f32x4_mul(m, wasm_v128_load(y.s))));
     } else {
       q = wasm_i32x4_sub(q, offset_times(wasm_v128_load(y.sums)));
-      return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(g.d, wasm_v128_load(y.d))));
+      return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(d, wasm_v128_load(y.d))));
+    }
+  }
+
+  static v128_t add_group(v128_t acc, const Group& g, const Act& y) {
+    v128_t dots[4];
+    for (int b = 0; b < 4; ++b) dots[b] = relaxed_dot32(y.qs + QK8_0 * b, g.lo[b], g.hi[b]);
+    return add_dots(acc, sum_blocks(dots[0], dots[1], dots[2], dots[3]), g.d, g.m, y);
+  }
+
+  // One token, a whole group: each block's levels go straight into its dot
+  // (fewer live vectors than load() + add_group: V8 spilled those).
+  static v128_t add_block_group(v128_t acc, const Block* x, const Act& y) {
+    v128_t dots[4];
+    for (int b = 0; b < 4; ++b) {
+      v128_t lo, hi;
+      Levels::levels(x[b], &lo, &hi);
+      dots[b] = relaxed_dot32(y.qs + QK8_0 * b, lo, hi);
+    }
+    const v128_t q = sum_blocks(dots[0], dots[1], dots[2], dots[3]);
+    if constexpr (kHasMin) {
+      return add_dots(acc, q, scales(x), mins(x), y);
+    } else {
+      return add_dots(acc, q, scales(x), wasm_f32x4_splat(0), y);
     }
   }
 
@@ -97,31 +142,25 @@ struct RelaxedGroups {
     if (n_tokens == 1) {
       const auto* y = static_cast<const Act*>(a);
       v128_t acc = wasm_f32x4_splat(0);
-      for (int64_t g = 0; g < full; ++g) {
-        Group grp;
-        load(x + 4 * g, 4, grp);
-        acc = add_group(acc, grp, y[g]);
-      }
+      for (const Block* end = x + 4 * full; x != end; x += 4, ++y) acc = add_block_group(acc, x, *y);
       if (tail) {
         Group grp;
-        load(x + 4 * full, tail, grp);
-        acc = add_group(acc, grp, y[full]);
+        load(x, tail, grp);
+        acc = add_group(acc, grp, *y);
       }
       out[0] = hsum_f32(acc);
       return;
     }
     // Each group's levels are unpacked once for all the tokens; the
     // accumulators live in memory (16 would not fit V8's registers).
-    const auto* base = static_cast<const uint8_t*>(a);
     v128_t acc[kMaxWideTokens];
     for (int t = 0; t < n_tokens; ++t) acc[t] = wasm_f32x4_splat(0);
     for (int64_t g = 0; g < full + (tail ? 1 : 0); ++g) {
       Group grp;
       load(x + 4 * g, g < full ? 4 : tail, grp);
-      const uint8_t* y = base + g * sizeof(Act);
-#pragma clang loop unroll_count(2)
-      for (v128_t* s = acc; s != acc + n_tokens; ++s, y += act_stride)
-        *s = add_group(*s, grp, *reinterpret_cast<const Act*>(y));
+      for_tokens(n_tokens, static_cast<const uint8_t*>(a) + g * sizeof(Act), act_stride, [&](int t, const uint8_t* y) {
+        acc[t] = add_group(acc[t], grp, *reinterpret_cast<const Act*>(y));
+      });
     }
     for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = hsum_f32(acc[t]);
   }

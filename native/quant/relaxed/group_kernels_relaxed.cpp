@@ -37,6 +37,7 @@ inline void nibbles5(const uint8_t* qs, const uint8_t* qh, v128_t* lo, v128_t* h
 struct Q4_0Levels {
   using Block = block_q4_0;
   static constexpr int kOffset = 8;  // w = d (q - 8)
+  static constexpr int kMaxLevel = 15;
   static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles(b.qs, lo, hi); }
   static float scale(const Block& b) { return fp16_to_fp32_fast(b.d); }
 };
@@ -44,6 +45,7 @@ struct Q4_0Levels {
 struct Q5_0Levels {
   using Block = block_q5_0;
   static constexpr int kOffset = 16;  // w = d (q - 16)
+  static constexpr int kMaxLevel = 31;
   static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles5(b.qs, b.qh, lo, hi); }
   static float scale(const Block& b) { return fp16_to_fp32_fast(b.d); }
 };
@@ -51,6 +53,7 @@ struct Q5_0Levels {
 struct Q4_1Levels {
   using Block = block_q4_1;
   static constexpr int kOffset = 0;  // w = d q + m
+  static constexpr int kMaxLevel = 15;
   static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles(b.qs, lo, hi); }
   static float scale(const Block& b) { return fp16_to_fp32_fast(b.d); }
   static float min(const Block& b) { return fp16_to_fp32_fast(b.m); }
@@ -59,6 +62,7 @@ struct Q4_1Levels {
 struct MxFp4Levels {
   using Block = block_mxfp4;
   static constexpr int kOffset = 12;  // kValuesMxfp4 spans -12..12
+  static constexpr int kMaxLevel = 24;
   struct Table {
     alignas(16) int8_t v[16];
   };

@@ -17,7 +17,8 @@
 // Levels (one per type) provides: Block; kOffset (0 for the min types);
 // kMaxLevel, its largest level; levels(block, &lo, &hi), the levels of
 // weights 0-15 and 16-31 as bytes in 0..63 (so that a lane's 4 products stay
-// within int16); scale(block) and, for the min types, min(block).
+// within int16); scale_at(block), the table entry of its scale, and, for the
+// min types, min_at(block).
 #pragma once
 #ifdef __wasm_simd128__
 
@@ -78,11 +79,19 @@ struct RelaxedGroups {
     v128_t d, m;
   };
 
+  // The floats at 4 table entries, each loaded straight into its lane (V8
+  // spilled the scalars of f32x4_make to the stack).
+  static v128_t lanes(const float* a, const float* b, const float* c, const float* d) {
+    v128_t v = wasm_v128_load32_zero(a);
+    v = wasm_v128_load32_lane(b, v, 1);
+    v = wasm_v128_load32_lane(c, v, 2);
+    return wasm_v128_load32_lane(d, v, 3);
+  }
   static v128_t scales(const Block* x) {
-    return wasm_f32x4_make(Levels::scale(x[0]), Levels::scale(x[1]), Levels::scale(x[2]), Levels::scale(x[3]));
+    return lanes(Levels::scale_at(x[0]), Levels::scale_at(x[1]), Levels::scale_at(x[2]), Levels::scale_at(x[3]));
   }
   static v128_t mins(const Block* x) {
-    return wasm_f32x4_make(Levels::min(x[0]), Levels::min(x[1]), Levels::min(x[2]), Levels::min(x[3]));
+    return lanes(Levels::min_at(x[0]), Levels::min_at(x[1]), Levels::min_at(x[2]), Levels::min_at(x[3]));
   }
 
   static void load(const Block* x, int count, Group& g) {
@@ -90,8 +99,8 @@ struct RelaxedGroups {
     for (int b = 0; b < 4; ++b) {
       if (b < count) {
         Levels::levels(x[b], &g.lo[b], &g.hi[b]);
-        d[b] = Levels::scale(x[b]);
-        if constexpr (kHasMin) m[b] = Levels::min(x[b]);
+        d[b] = *Levels::scale_at(x[b]);
+        if constexpr (kHasMin) m[b] = *Levels::min_at(x[b]);
       } else {
         g.lo[b] = g.hi[b] = wasm_i8x16_splat(0);
       }

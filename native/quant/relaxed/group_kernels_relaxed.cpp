@@ -39,7 +39,7 @@ struct Q4_0Levels {
   static constexpr int kOffset = 8;  // w = d (q - 8)
   static constexpr int kMaxLevel = 15;
   static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles(b.qs, lo, hi); }
-  static float scale(const Block& b) { return fp16_to_fp32_fast(b.d); }
+  static const float* scale_at(const Block& b) { return kFp16Table + b.d; }
 };
 
 struct Q5_0Levels {
@@ -47,7 +47,7 @@ struct Q5_0Levels {
   static constexpr int kOffset = 16;  // w = d (q - 16)
   static constexpr int kMaxLevel = 31;
   static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles5(b.qs, b.qh, lo, hi); }
-  static float scale(const Block& b) { return fp16_to_fp32_fast(b.d); }
+  static const float* scale_at(const Block& b) { return kFp16Table + b.d; }
 };
 
 struct Q4_1Levels {
@@ -55,8 +55,8 @@ struct Q4_1Levels {
   static constexpr int kOffset = 0;  // w = d q + m
   static constexpr int kMaxLevel = 15;
   static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles(b.qs, lo, hi); }
-  static float scale(const Block& b) { return fp16_to_fp32_fast(b.d); }
-  static float min(const Block& b) { return fp16_to_fp32_fast(b.m); }
+  static const float* scale_at(const Block& b) { return kFp16Table + b.d; }
+  static const float* min_at(const Block& b) { return kFp16Table + b.m; }
 };
 
 struct MxFp4Levels {
@@ -77,7 +77,7 @@ struct MxFp4Levels {
     *lo = simd::relaxed_swizzle(table, *lo);
     *hi = simd::relaxed_swizzle(table, *hi);
   }
-  static float scale(const Block& b) { return e8m0_to_fp32_half_fast(b.e); }
+  static const float* scale_at(const Block& b) { return kE8m0HalfTable + b.e; }
 };
 
 }  // namespace

@@ -17,9 +17,9 @@ namespace wasmlm::simd {
 // of (const int16_t*)((const uint8_t*)y0 + t * act_stride). (Constant runs:
 // computed ones cost 10% in address arithmetic.)
 //
-// The loop (for_tokens) stays rolled and isum lives in memory: unrolled over tokens, LLVM
-// hoists every token's loads to the top and V8, with 16 vector registers,
-// spills far more than this loop's one load and store per token.
+// The loop (for_tokens) stays rolled and isum lives in memory: unrolled over
+// tokens, LLVM hoists every token's loads to the top and V8, with 16 vector
+// registers, spills far more than this loop's one load and store per token.
 template <int R1, int R2, int R3>
 inline void dot64_tokens(const v128_t (&w)[8], const int16_t* y0, int64_t act_stride,
                          int n_tokens, bool first, v128_t* isum) {

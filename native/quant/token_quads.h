@@ -67,14 +67,20 @@ inline v128_t scaled_bsums(v128_t ls_lo, v128_t ls_hi, const int16_t* bsums) {
                         wasm_i32x4_dot_i16x8(ls_hi, wasm_v128_load(bsums + 8)));
 }
 
-// isum[t] -= offset * scaled_bsums(the 16 scales ls, token t's block i).
-inline void sub_level_offsets(v128_t* isum, int n_tokens, const int16_t* ls, int32_t offset, const uint8_t* a,
-                              int64_t act_stride, int64_t i) {
-  const v128_t ls_lo = wasm_v128_load(ls), ls_hi = wasm_v128_load(ls + 8), off = wasm_i32x4_splat(offset);
+// isum[t] -= offset * scaled_bsums(the 16 scales ls_lo, ls_hi, token t's
+// block i).
+inline void sub_level_offsets(v128_t* isum, int n_tokens, v128_t ls_lo, v128_t ls_hi, int32_t offset,
+                              const uint8_t* a, int64_t act_stride, int64_t i) {
+  const v128_t off = wasm_i32x4_splat(offset);
   for_tokens(n_tokens, a + i * sizeof(block_q8_K), act_stride, [&](int t, const uint8_t* row) {
     const auto& y = *reinterpret_cast<const block_q8_K*>(row);
     isum[t] = wasm_i32x4_sub(isum[t], wasm_i32x4_mul(scaled_bsums(ls_lo, ls_hi, y.bsums), off));
   });
+}
+
+inline void sub_level_offsets(v128_t* isum, int n_tokens, const int16_t* ls, int32_t offset, const uint8_t* a,
+                              int64_t act_stride, int64_t i) {
+  sub_level_offsets(isum, n_tokens, wasm_v128_load(ls), wasm_v128_load(ls + 8), offset, a, act_stride, i);
 }
 
 // The float end of a Q2_K/Q4_K/Q5_K block for every token, in quads:

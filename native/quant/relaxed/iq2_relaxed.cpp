@@ -82,15 +82,14 @@ void iq2_tokens_relaxed(int64_t n, const void* w, const void* activations, int64
           sc[2 * h + k] = wasm_i16x8_splat(s);
         }
       }
-      const uint8_t* q8 = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * ib32;
-#pragma clang loop unroll(disable)
-      for (int t = 0; t < n_tokens; ++t, q8 += act_stride) {
+      const uint8_t* first = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * ib32;
+      simd::for_tokens(n_tokens, first, act_stride, [&](int t, const uint8_t* q8) {
         v128_t p[4];
         for (int k = 0; k < 4; ++k)
           p[k] = wasm_i32x4_dot_i16x8(simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16 * k), l[k]), sc[k]);
         const v128_t s = wasm_i32x4_add(wasm_i32x4_add(p[0], p[1]), wasm_i32x4_add(p[2], p[3]));
         isum[t] = ib32 ? wasm_i32x4_add(isum[t], s) : s;
-      }
+      });
     }
     simd::sub_level_offsets(isum, n_tokens, ls, 43, a, act_stride, i);
     simd::add_block_d(sum, n_tokens, isum, fp16_to_fp32_fast(x[i].d), a, act_stride, i);

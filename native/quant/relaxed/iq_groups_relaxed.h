@@ -56,9 +56,8 @@ void iq_groups_tokens_relaxed(int64_t n, const void* w, const void* activations,
         ls[2 * (ib + h)] = ls[2 * (ib + h) + 1] = s;
         sc[h] = wasm_i16x8_splat(s);
       }
-      const uint8_t* q8 = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * ib;
-#pragma clang loop unroll(disable)
-      for (int t = 0; t < n_tokens; ++t, q8 += act_stride) {
+      const uint8_t* first = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * ib;
+      for_tokens(n_tokens, first, act_stride, [&](int t, const uint8_t* q8) {
         v128_t p[4];
         for (int k = 0; k < 4; ++k) {
           v128_t q = wasm_v128_load(q8 + 16 * k);
@@ -74,7 +73,7 @@ void iq_groups_tokens_relaxed(int64_t n, const void* w, const void* activations,
                              wasm_i32x4_add(wasm_i32x4_dot_i16x8(p[2], sc[1]), wasm_i32x4_dot_i16x8(p[3], sc[1])));
         }
         isum[t] = ib ? wasm_i32x4_add(isum[t], s) : s;
-      }
+      });
     }
     if constexpr (!kSigned) sub_level_offsets(isum, n_tokens, ls, Groups::kLevelOffset, a, act_stride, i);
     add_block_d(sum, n_tokens, isum, fp16_to_fp32_fast(x[i].d), a, act_stride, i);

@@ -37,8 +37,8 @@ inline v128_t crumbs(v128_t v, int shift) {
 // Several tokens: sub-blocks J..J + 3 (levels l[0..3]) of super-block i
 // against every token's 64 activations from element 16 J (Q8_K rows
 // act_stride bytes apart from a); each token's isum gains what two
-// scaled_pair16 calls give one token.
-template <int J>
+// scaled_pair16 calls give one token (kFirst: is set to it).
+template <int J, bool kFirst = false>
 inline void quad16_tokens(const v128_t (&l)[4], v128_t sc16, const uint8_t* a, int64_t i, int64_t act_stride,
                           int n_tokens, v128_t* isum) {
   constexpr int K = J % 8;
@@ -54,7 +54,8 @@ inline void quad16_tokens(const v128_t (&l)[4], v128_t sc16, const uint8_t* a, i
     const v128_t p3 = relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 48), l[3]);
     const v128_t pair0 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(p0, s0), wasm_i32x4_dot_i16x8(p1, s1));
     const v128_t pair1 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(p2, s2), wasm_i32x4_dot_i16x8(p3, s3));
-    isum[t] = wasm_i32x4_add(isum[t], wasm_i32x4_add(pair0, pair1));
+    const v128_t quad = wasm_i32x4_add(pair0, pair1);
+    isum[t] = kFirst ? quad : wasm_i32x4_add(isum[t], quad);
   });
 }
 

@@ -59,7 +59,7 @@ inline v128_t q6_K_quarters(const block_q6_K& x, const int8_t* q8, const v128_t 
 
 // Several tokens: half H of super-block i, its levels regrouped into runs
 // of four consecutive sub-blocks (8 H..8 H + 3, 8 H + 4..8 H + 7), against
-// every token.
+// every token (H = 0: the block's first sums, set rather than added).
 template <int H>
 inline void q6_K_half_tokens(const block_q6_K& x, v128_t sc16, const uint8_t* a, int64_t i, int64_t act_stride,
                              int n_tokens, v128_t* isum) {
@@ -67,7 +67,7 @@ inline void q6_K_half_tokens(const block_q6_K& x, v128_t sc16, const uint8_t* a,
   q6_K_levels<H, 0>(x, l0);
   q6_K_levels<H, 1>(x, l1);
   const v128_t first[4] = {l0[0], l1[0], l0[1], l1[1]}, second[4] = {l0[2], l1[2], l0[3], l1[3]};
-  simd::quad16_tokens<8 * H>(first, sc16, a, i, act_stride, n_tokens, isum);
+  simd::quad16_tokens<8 * H, H == 0>(first, sc16, a, i, act_stride, n_tokens, isum);
   simd::quad16_tokens<8 * H + 4>(second, sc16, a, i, act_stride, n_tokens, isum);
 }
 
@@ -89,13 +89,9 @@ void vec_dot_q6_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* acti
   for (int64_t i = 0; i < n / QK_K; ++i) {
     v128_t sc[2];
     q6_K_scales(x[i], sc);
-    for (int t = 0; t < n_tokens; ++t) isum[t] = wasm_i32x4_splat(0);
     q6_K_half_tokens<0>(x[i], sc[0], a, i, act_stride, n_tokens, isum);
     q6_K_half_tokens<1>(x[i], sc[1], a, i, act_stride, n_tokens, isum);
-    alignas(16) int16_t ls[QK_K / 16];
-    wasm_v128_store(ls, sc[0]);
-    wasm_v128_store(ls + 8, sc[1]);
-    simd::sub_level_offsets(isum, n_tokens, ls, 32, a, act_stride, i);
+    simd::sub_level_offsets(isum, n_tokens, sc[0], sc[1], 32, a, act_stride, i);
     simd::add_block_d(sum, n_tokens, isum, fp16_to_fp32_fast(x[i].d), a, act_stride, i);
   }
   simd::store_quads(sum, n_tokens, out, out_stride);

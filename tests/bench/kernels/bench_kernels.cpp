@@ -13,11 +13,13 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "compute/matmul.h"
+#include "core/ggml_type.h"
 #include "quant/wide_activations.h"
 #include "quant/fp16.h"
 #include "quant/quant_traits.h"
@@ -108,11 +110,9 @@ struct Row {
 int matmul_only(char** argv) {
   const std::string name = argv[0];
   const int64_t rows = std::atoll(argv[1]), cols = std::atoll(argv[2]), n_tokens = std::atoll(argv[3]);
-  GgmlType type = GgmlType::F32;
-  bool found = false;
-  for (int k = 0; k < 64 && !found; ++k)
-    if (ggml_type_info(static_cast<GgmlType>(k)).name == name) type = static_cast<GgmlType>(k), found = true;
+  const std::optional<GgmlType> found = ggml_type_from_name(name);
   if (!found) return std::fprintf(stderr, "unknown type %s\n", name.c_str()), 2;
+  const GgmlType type = *found;
   std::mt19937 rng(42);
   const std::vector<uint8_t> w = make_weights(type, rng, rows, cols);
   std::vector<float> x(cols * n_tokens), y(rows * n_tokens);

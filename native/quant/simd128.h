@@ -112,6 +112,14 @@ inline int32_t hsum_i32(v128_t v) {
   return wasm_i32x4_extract_lane(v, 0);
 }
 
+// v, through an empty asm: clang cannot see what it holds, so it keeps the
+// operations on it as written instead of folding them into forms V8 lowers
+// worse.
+inline v128_t opaque(v128_t v) {
+  __asm__("" : "+r"(v));
+  return v;
+}
+
 // Bytes 0x10 where bit j (lanes 0..15) / bit 16 + j (second result) of qh is
 // set, else 0: the 5th bit of Q5_0/Q5_1 weights.
 // Byte b's 8 bits as 8 bytes of 0x10 or 0 (bit k -> byte k).

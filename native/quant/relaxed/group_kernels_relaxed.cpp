@@ -23,15 +23,19 @@ inline void nibbles(const uint8_t* qs, v128_t* lo, v128_t* hi) {
   *hi = simd::high_nibbles(v);
 }
 
-// Nibbles plus the 5th bits from qh (bit j: weight j).
+// Nibbles plus the 5th bits from qh (bit j: weight j): byte j / 8 of qh
+// in byte j (a relaxed swizzle), bit j % 8 tested. All vector: the table
+// lookups of q5_high_bits (scalar index work, 4 loads) cost more here. The
+// bit masks are opaque: else clang turns (b & bit) == bit into
+// (b & bit) != 0, which V8 spells in three instructions.
 inline void nibbles5(const uint8_t* qs, const uint8_t* qh, v128_t* lo, v128_t* hi) {
-  uint32_t bits;
-  std::memcpy(&bits, qh, sizeof bits);
-  v128_t h_lo, h_hi;
-  simd::q5_high_bits(bits, &h_lo, &h_hi);
+  const v128_t bits = wasm_v128_load32_splat(qh);
+  const v128_t bit = simd::opaque(wasm_u64x2_splat(0x8040201008040201)), five = wasm_i8x16_splat(0x10);
+  const v128_t b_lo = simd::relaxed_swizzle(bits, wasm_u8x16_make(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
+  const v128_t b_hi = simd::relaxed_swizzle(bits, wasm_u8x16_make(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
   nibbles(qs, lo, hi);
-  *lo = wasm_v128_or(*lo, h_lo);
-  *hi = wasm_v128_or(*hi, h_hi);
+  *lo = wasm_v128_or(*lo, wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(b_lo, bit), bit), five));
+  *hi = wasm_v128_or(*hi, wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(b_hi, bit), bit), five));
 }
 
 struct Q4_0Levels {

@@ -15,14 +15,11 @@ namespace wasmlm {
 
 namespace {
 
-// v, through an empty asm: clang cannot see what it holds, so it keeps the
-// byte operations below as written. Otherwise it folds the chain of q * 3
-// into 8-bit multiplies (wasm has none: lane by lane), and q >= 86 into
-// q > 85 (V8: four x86 instructions for i8x16.gt_u, two for ge_u).
-inline v128_t opaque(v128_t v) {
-  __asm__("" : "+r"(v));
-  return v;
-}
+// The byte operations below go through simd::opaque: otherwise clang folds
+// the chain of q * 3 into 8-bit multiplies (wasm has none: lane by lane),
+// and q >= 86 into q > 85 (V8: four x86 instructions for i8x16.gt_u, two for
+// ge_u).
+using simd::opaque;
 
 // uint8(q * 3), lane by lane. The second operand goes through opaque() too:
 // an add of q to itself would become i8x16.shl, which V8 spells as a 16-bit

@@ -17,19 +17,6 @@
 
 namespace wasmlm::simd {
 
-// Sub-blocks J and J + 1 against their 64 activations a: lo0/lo1 hold the
-// levels of sub-block J (weights 0-15, 16-31), hi0/hi1 those of J + 1. Each
-// sub-block's two dots are summed in int16 (|sum| <= 4 * 128 * 31) and scaled
-// by lane J / J + 1 of sc16 with one i32x4.dot_i16x8; returns acc plus both.
-template <int J>
-inline v128_t scaled_pair_dot(const int8_t* a, v128_t lo0, v128_t lo1, v128_t hi0, v128_t hi1, v128_t sc16,
-                              v128_t acc) {
-  const v128_t lo = relaxed_dot32(a, lo0, lo1), hi = relaxed_dot32(a + 32, hi0, hi1);
-  acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(lo, wasm_i16x8_shuffle(sc16, sc16, J, J, J, J, J, J, J, J)));
-  return wasm_i32x4_add(
-      acc, wasm_i32x4_dot_i16x8(hi, wasm_i16x8_shuffle(sc16, sc16, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1, J + 1)));
-}
-
 // sum_j m_j (bsums[2j] + bsums[2j + 1]) in 4 lanes: each of the 8 mins (m16)
 // applies to two 16-value sums of the activations.
 inline v128_t mins_dot(v128_t m16, const int16_t* bsums) {
@@ -39,7 +26,7 @@ inline v128_t mins_dot(v128_t m16, const int16_t* bsums) {
 
 // The one-token dot of Q4_K or Q5_K weights x with Q8_K activations y:
 // pairs(block, q8, sc16) returns a block's scaled sub-block dots (4 int32
-// lanes, through scaled_pair_dot); the mins and the float arithmetic are the
+// lanes); the mins and the float arithmetic are the
 // reference's, so the result has its bits.
 template <typename Block, typename Pairs>
 inline float k_dot_relaxed(int64_t n, const Block* x, const block_q8_K* y, Pairs&& pairs) {
@@ -63,7 +50,9 @@ struct PairLevels {
 // Sub-blocks J and J + 1 of super-block i against every token's activations
 // (Q8_K rows act_stride bytes apart from a): the pair is unpacked
 // (Levels::pair<J>) and its scales splatted once, and each token's integer
-// sum gains what scaled_pair_dot gives one token (kFirst: is set to it).
+// sum gains the pair's two sub-block dots, each (two relaxed dots summed in
+// int16, |sum| <= 4 * 128 * 31) scaled by its lane of sc16 with one
+// i32x4.dot_i16x8 (kFirst: is set to them).
 template <int J, typename Levels, bool kFirst = false, typename Block>
 inline void pair_tokens(const Block& x, int64_t i, v128_t sc16, const uint8_t* a, int64_t act_stride, int n_tokens,
                         v128_t* isum) {

@@ -47,6 +47,24 @@ struct PairLevels {
   v128_t lo0, lo1, hi0, hi1;
 };
 
+// One token: a super-block's 8 sub-blocks against their activations q8,
+// scaled by sc16, in 4 int32 lanes. pairs.next() gives the levels of the
+// next sub-block pair. A rolled loop (each pair's scales by a relaxed
+// swizzle): unrolled, V8 loaded every activation at the top and spilled half.
+template <typename Pairs>
+inline v128_t k_sub_dots(Pairs pairs, const int8_t* q8, v128_t sc16) {
+  v128_t acc = wasm_i32x4_splat(0);
+  const uint8_t(*lane)[16] = kSplatIndices.i16;
+#pragma clang loop unroll(disable)
+  for (int p = 0; p < 4; ++p, q8 += 64, lane += 2) {
+    const PairLevels l = pairs.next();
+    const v128_t lo = relaxed_dot32(q8, l.lo0, l.lo1), hi = relaxed_dot32(q8 + 32, l.hi0, l.hi1);
+    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(lo, relaxed_swizzle(sc16, wasm_v128_load(lane[0]))));
+    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(hi, relaxed_swizzle(sc16, wasm_v128_load(lane[1]))));
+  }
+  return acc;
+}
+
 // Sub-blocks J and J + 1 of super-block i against every token's activations
 // (Q8_K rows act_stride bytes apart from a): the pair is unpacked
 // (Levels::pair<J>) and its scales splatted once, and each token's integer

@@ -15,24 +15,16 @@ namespace wasmlm {
 
 namespace {
 
-// One token: the 8 sub-blocks of x against their activations q8, scaled by
-// sc16, in 4 int32 lanes. A rolled loop over the 4 sub-block pairs (each
-// pair's scales by a relaxed swizzle): unrolled, V8 loaded every
-// activation at the top and spilled half of them.
-inline v128_t q4_K_sub_dots(const block_q4_K& x, const int8_t* q8, v128_t sc16) {
-  v128_t acc = wasm_i32x4_splat(0);
-  const uint8_t(*lane)[16] = simd::kSplatIndices.i16;
-#pragma clang loop unroll(disable)
-  for (const uint8_t *q4 = x.qs, *end = x.qs + QK_K / 2; q4 != end; q4 += 32, q8 += 64, lane += 2) {
+// One token: the sub-block pairs' levels in order (simd::k_sub_dots).
+struct Q4_KPairs {
+  const uint8_t* q4;
+  simd::PairLevels next() {
     const v128_t m4 = wasm_i8x16_splat(0x0F);
     const v128_t v0 = wasm_v128_load(q4), v1 = wasm_v128_load(q4 + 16);
-    const v128_t lo = simd::relaxed_dot32(q8, wasm_v128_and(v0, m4), wasm_v128_and(v1, m4));
-    const v128_t hi = simd::relaxed_dot32(q8 + 32, simd::high_nibbles(v0), simd::high_nibbles(v1));
-    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(lo, simd::relaxed_swizzle(sc16, wasm_v128_load(lane[0]))));
-    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(hi, simd::relaxed_swizzle(sc16, wasm_v128_load(lane[1]))));
+    q4 += 32;
+    return {wasm_v128_and(v0, m4), wasm_v128_and(v1, m4), simd::high_nibbles(v0), simd::high_nibbles(v1)};
   }
-  return acc;
-}
+};
 
 struct Q4_KLevels {
   template <int J>
@@ -51,7 +43,10 @@ void vec_dot_q4_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, i
 }
 
 float vec_dot_q4_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {
-  return simd::k_dot_relaxed(n, static_cast<const block_q4_K*>(w), static_cast<const block_q8_K*>(a), q4_K_sub_dots);
+  return simd::k_dot_relaxed(n, static_cast<const block_q4_K*>(w), static_cast<const block_q8_K*>(a),
+                             [](const block_q4_K& x, const int8_t* q8, v128_t sc16) {
+                               return simd::k_sub_dots(Q4_KPairs{x.qs}, q8, sc16);
+                             });
 }
 
 }  // namespace wasmlm

@@ -24,30 +24,26 @@ inline v128_t bit_to_16(v128_t h) {
   else return wasm_v128_and(wasm_u16x8_shr(h, B - 4), m);
 }
 
-// One token: the 8 sub-blocks of x against their activations q8, scaled by
-// sc16, in 4 int32 lanes; a rolled loop over the sub-block pairs, as
-// q4_K_sub_dots (q4_K_relaxed.cpp). Pair p's fifth bits are bits 2p and
-// 2p + 1 of qh: h0/h1 move down by 2 per pair (16-bit shifts: the bits that
-// cross from the neighbour byte land in bits 6-7, never read).
-inline v128_t q5_K_sub_dots(const block_q5_K& x, const int8_t* q8, v128_t sc16) {
-  v128_t h0 = wasm_v128_load(x.qh), h1 = wasm_v128_load(x.qh + 16);
-  v128_t acc = wasm_i32x4_splat(0);
-  const uint8_t(*lane)[16] = simd::kSplatIndices.i16;
-#pragma clang loop unroll(disable)
-  for (const uint8_t *q5 = x.qs, *end = x.qs + QK_K / 2; q5 != end; q5 += 32, q8 += 64, lane += 2) {
+// One token: the sub-block pairs' levels in order (simd::k_sub_dots). Pair
+// p's fifth bits are bits 2p and 2p + 1 of qh: h0/h1 move down by 2 per pair
+// (16-bit shifts: the bits that cross from the neighbour byte land in bits
+// 6-7, never read).
+struct Q5_KPairs {
+  const uint8_t* q5;
+  v128_t h0, h1;
+  simd::PairLevels next() {
     const v128_t m4 = wasm_i8x16_splat(0x0F);
     const v128_t v0 = wasm_v128_load(q5), v1 = wasm_v128_load(q5 + 16);
-    const v128_t lo = simd::relaxed_dot32(q8, wasm_v128_or(wasm_v128_and(v0, m4), bit_to_16<0>(h0)),
-                                          wasm_v128_or(wasm_v128_and(v1, m4), bit_to_16<0>(h1)));
-    const v128_t hi = simd::relaxed_dot32(q8 + 32, wasm_v128_or(simd::high_nibbles(v0), bit_to_16<1>(h0)),
-                                          wasm_v128_or(simd::high_nibbles(v1), bit_to_16<1>(h1)));
-    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(lo, simd::relaxed_swizzle(sc16, wasm_v128_load(lane[0]))));
-    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(hi, simd::relaxed_swizzle(sc16, wasm_v128_load(lane[1]))));
+    const simd::PairLevels l = {wasm_v128_or(wasm_v128_and(v0, m4), bit_to_16<0>(h0)),
+                                wasm_v128_or(wasm_v128_and(v1, m4), bit_to_16<0>(h1)),
+                                wasm_v128_or(simd::high_nibbles(v0), bit_to_16<1>(h0)),
+                                wasm_v128_or(simd::high_nibbles(v1), bit_to_16<1>(h1))};
+    q5 += 32;
     h0 = wasm_u16x8_shr(h0, 2);
     h1 = wasm_u16x8_shr(h1, 2);
+    return l;
   }
-  return acc;
-}
+};
 
 struct Q5_KLevels {
   template <int J>
@@ -68,7 +64,11 @@ void vec_dot_q5_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, i
 }
 
 float vec_dot_q5_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {
-  return simd::k_dot_relaxed(n, static_cast<const block_q5_K*>(w), static_cast<const block_q8_K*>(a), q5_K_sub_dots);
+  return simd::k_dot_relaxed(n, static_cast<const block_q5_K*>(w), static_cast<const block_q8_K*>(a),
+                             [](const block_q5_K& x, const int8_t* q8, v128_t sc16) {
+                               return simd::k_sub_dots(Q5_KPairs{x.qs, wasm_v128_load(x.qh), wasm_v128_load(x.qh + 16)},
+                                                       q8, sc16);
+                             });
 }
 
 }  // namespace wasmlm

@@ -6,8 +6,6 @@
 #include "quant/relaxed/relaxed_kernels.h"
 #ifdef __wasm_simd128__
 
-#include <cstring>
-
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/relaxed/group_kernel_relaxed.h"

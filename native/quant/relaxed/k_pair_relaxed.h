@@ -54,13 +54,12 @@ struct PairLevels {
 template <typename Pairs>
 inline v128_t k_sub_dots(Pairs pairs, const int8_t* q8, v128_t sc16) {
   v128_t acc = wasm_i32x4_splat(0);
-  const uint8_t(*lane)[16] = kSplatIndices.i16;
 #pragma clang loop unroll(disable)
-  for (int p = 0; p < 4; ++p, q8 += 64, lane += 2) {
+  for (int j = 0; j < 8; j += 2, q8 += 64) {
     const PairLevels l = pairs.next();
     const v128_t lo = relaxed_dot32(q8, l.lo0, l.lo1), hi = relaxed_dot32(q8 + 32, l.hi0, l.hi1);
-    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(lo, relaxed_swizzle(sc16, wasm_v128_load(lane[0]))));
-    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(hi, relaxed_swizzle(sc16, wasm_v128_load(lane[1]))));
+    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(lo, splat_i16_lane(sc16, j)));
+    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(hi, splat_i16_lane(sc16, j + 1)));
   }
   return acc;
 }

@@ -82,11 +82,8 @@ void vec_dot_q8_0_q8_0w(int64_t n, const void* w, const void* a, int64_t act_str
                         int64_t out_stride) {
   const auto* x = static_cast<const block_q8_0*>(w);
   simd::vec_dot_signed_blocks_q8_0w(n, x, a, act_stride, n_tokens, out, out_stride, [](const block_q8_0& b, v128_t(&w)[4]) {
-    const v128_t lo = wasm_v128_load(b.qs), hi = wasm_v128_load(b.qs + 16);
-    w[0] = wasm_i16x8_extend_low_i8x16(lo);
-    w[1] = wasm_i16x8_extend_high_i8x16(lo);
-    w[2] = wasm_i16x8_extend_low_i8x16(hi);
-    w[3] = wasm_i16x8_extend_high_i8x16(hi);
+    // Each quarter sign-extended as it loads (one pmovsxbw from memory in V8).
+    for (int k = 0; k < 4; ++k) w[k] = wasm_i16x8_load8x8(b.qs + 8 * k);
   });
 }
 #endif

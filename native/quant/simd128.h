@@ -20,10 +20,18 @@ inline v128_t dot_i8x16(v128_t a, v128_t b) {
                         wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(a), wasm_i16x8_extend_high_i8x16(b)));
 }
 
+// The same against 16 int8 activations in memory, each half sign-extended as
+// it loads (one pmovsxbw from memory in V8, where a loaded vector's high half
+// takes a shuffle and an extend).
+inline v128_t dot_i8x16(v128_t a, const int8_t* b) {
+  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(a), wasm_i16x8_load8x8(b)),
+                        wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(a), wasm_i16x8_load8x8(b + 8)));
+}
+
 // Integer dot of a 32-weight block given as two halves of signed bytes
 // (weights 0-15 and 16-31) with 32 int8 activations.
 inline v128_t block_dot_i8x32(v128_t lo, v128_t hi, const int8_t* q8) {
-  return wasm_i32x4_add(dot_i8x16(lo, wasm_v128_load(q8)), dot_i8x16(hi, wasm_v128_load(q8 + 16)));
+  return wasm_i32x4_add(dot_i8x16(lo, q8), dot_i8x16(hi, q8 + 16));
 }
 
 // Sum of the 32 products of four int16x8 weight vectors with 32 int16

@@ -65,8 +65,8 @@ float vec_dot_q2_K_q8_K_simd(int64_t n, const void* w, const void* a) {
     for (int half = 0; half < QK_K; half += 128, q2 += 32) {
       const v128_t v0 = wasm_v128_load(q2), v1 = wasm_v128_load(q2 + 16);
       for (int shift = 0; shift < 8; shift += 2, q8 += 32, is += 2) {
-        const v128_t s0 = simd::dot_i8x16(wasm_v128_and(wasm_u16x8_shr(v0, shift), m3), wasm_v128_load(q8));
-        const v128_t s1 = simd::dot_i8x16(wasm_v128_and(wasm_u16x8_shr(v1, shift), m3), wasm_v128_load(q8 + 16));
+        const v128_t s0 = simd::dot_i8x16(wasm_v128_and(wasm_u16x8_shr(v0, shift), m3), q8);
+        const v128_t s1 = simd::dot_i8x16(wasm_v128_and(wasm_u16x8_shr(v1, shift), m3), q8 + 16);
         isum = wasm_i32x4_add(isum, wasm_i32x4_mul(s0, wasm_i32x4_splat(x[i].scales[is] & 0xF)));
         isum = wasm_i32x4_add(isum, wasm_i32x4_mul(s1, wasm_i32x4_splat(x[i].scales[is + 1] & 0xF)));
       }

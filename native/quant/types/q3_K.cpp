@@ -95,8 +95,8 @@ float vec_dot_q3_K_q8_K_simd(int64_t n, const void* w, const void* a) {
         const v128_t off1 = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(hm1, m), zero), four);
         const v128_t l0 = wasm_i8x16_sub(wasm_v128_and(wasm_u16x8_shr(v0, shift), m3), off0);
         const v128_t l1 = wasm_i8x16_sub(wasm_v128_and(wasm_u16x8_shr(v1, shift), m3), off1);
-        isum = wasm_i32x4_add(isum, wasm_i32x4_mul(simd::dot_i8x16(l0, wasm_v128_load(q8)), wasm_i32x4_splat(scales[is])));
-        isum = wasm_i32x4_add(isum, wasm_i32x4_mul(simd::dot_i8x16(l1, wasm_v128_load(q8 + 16)), wasm_i32x4_splat(scales[is + 1])));
+        isum = wasm_i32x4_add(isum, wasm_i32x4_mul(simd::dot_i8x16(l0, q8), wasm_i32x4_splat(scales[is])));
+        isum = wasm_i32x4_add(isum, wasm_i32x4_mul(simd::dot_i8x16(l1, q8 + 16), wasm_i32x4_splat(scales[is + 1])));
       }
     }
     sum += fp16_to_fp32_fast(x[i].d) * y[i].d * simd::hsum_i32(isum);

@@ -128,10 +128,10 @@ float vec_dot_q6_K_q8_K_simd(int64_t n, const void* w, const void* a) {
         const v128_t q3 = wasm_i8x16_sub(
             wasm_v128_or(simd::high_nibbles(a0), wasm_i8x16_shl(wasm_v128_and(simd::high_nibbles(h), m3), 4)), s32);
         const v128_t q4 = wasm_i8x16_sub(wasm_v128_or(simd::high_nibbles(a1), wasm_i8x16_shl(wasm_u8x16_shr(h, 6), 4)), s32);
-        v128_t t = wasm_i32x4_mul(simd::dot_i8x16(q1, wasm_v128_load(q8 + l)), wasm_i32x4_splat(sc[is + 0]));
-        t = wasm_i32x4_add(t, wasm_i32x4_mul(simd::dot_i8x16(q2, wasm_v128_load(q8 + l + 32)), wasm_i32x4_splat(sc[is + 2])));
-        t = wasm_i32x4_add(t, wasm_i32x4_mul(simd::dot_i8x16(q3, wasm_v128_load(q8 + l + 64)), wasm_i32x4_splat(sc[is + 4])));
-        t = wasm_i32x4_add(t, wasm_i32x4_mul(simd::dot_i8x16(q4, wasm_v128_load(q8 + l + 96)), wasm_i32x4_splat(sc[is + 6])));
+        v128_t t = wasm_i32x4_mul(simd::dot_i8x16(q1, q8 + l), wasm_i32x4_splat(sc[is + 0]));
+        t = wasm_i32x4_add(t, wasm_i32x4_mul(simd::dot_i8x16(q2, q8 + l + 32), wasm_i32x4_splat(sc[is + 2])));
+        t = wasm_i32x4_add(t, wasm_i32x4_mul(simd::dot_i8x16(q3, q8 + l + 64), wasm_i32x4_splat(sc[is + 4])));
+        t = wasm_i32x4_add(t, wasm_i32x4_mul(simd::dot_i8x16(q4, q8 + l + 96), wasm_i32x4_splat(sc[is + 6])));
         isum = wasm_i32x4_add(isum, t);
       }
     }

@@ -102,9 +102,7 @@ inline v128_t trits_i16(v128_t b16, v128_t pow3) {
 
 // Dot of 16 int16 weights (two vectors) with 16 int8 activations.
 inline v128_t dot16(v128_t lo, v128_t hi, const int8_t* q8) {
-  const v128_t a = wasm_v128_load(q8);
-  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(lo, wasm_i16x8_extend_low_i8x16(a)),
-                        wasm_i32x4_dot_i16x8(hi, wasm_i16x8_extend_high_i8x16(a)));
+  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(lo, wasm_i16x8_load8x8(q8)), wasm_i32x4_dot_i16x8(hi, wasm_i16x8_load8x8(q8 + 8)));
 }
 
 // qh: lane j of the 16 is byte j % 4 times 3^(j / 4).

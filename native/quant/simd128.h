@@ -20,12 +20,18 @@ inline v128_t dot_i8x16(v128_t a, v128_t b) {
                         wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(a), wasm_i16x8_extend_high_i8x16(b)));
 }
 
-// The same against 16 int8 activations in memory, each half sign-extended as
-// it loads (one pmovsxbw from memory in V8, where a loaded vector's high half
-// takes a shuffle and an extend).
+// Sum of the 16 products of int16 weights (lo: 0-7, hi: 8-15) with 16 int8
+// activations in memory, each half sign-extended as it loads (one pmovsxbw
+// from memory in V8, where a loaded vector's high half takes a shuffle and an
+// extend).
+inline v128_t dot_i16x16(v128_t lo, v128_t hi, const int8_t* b) {
+  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(lo, wasm_i16x8_load8x8(b)),
+                        wasm_i32x4_dot_i16x8(hi, wasm_i16x8_load8x8(b + 8)));
+}
+
+// The same with signed-byte weights.
 inline v128_t dot_i8x16(v128_t a, const int8_t* b) {
-  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(a), wasm_i16x8_load8x8(b)),
-                        wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(a), wasm_i16x8_load8x8(b + 8)));
+  return dot_i16x16(wasm_i16x8_extend_low_i8x16(a), wasm_i16x8_extend_high_i8x16(a), b);
 }
 
 // Integer dot of a 32-weight block given as two halves of signed bytes

@@ -100,11 +100,6 @@ inline v128_t trits_i16(v128_t b16, v128_t pow3) {
   return wasm_i16x8_sub(wasm_u16x8_shr(wasm_i16x8_mul(frac, wasm_i16x8_splat(3)), 8), wasm_i16x8_splat(1));
 }
 
-// Dot of 16 int16 weights (two vectors) with 16 int8 activations.
-inline v128_t dot16(v128_t lo, v128_t hi, const int8_t* q8) {
-  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(lo, wasm_i16x8_load8x8(q8)), wasm_i32x4_dot_i16x8(hi, wasm_i16x8_load8x8(q8 + 8)));
-}
-
 // qh: lane j of the 16 is byte j % 4 times 3^(j / 4).
 const v128_t kQhPowLo = wasm_i16x8_const(1, 1, 1, 1, 3, 3, 3, 3);
 const v128_t kQhPowHi = wasm_i16x8_const(9, 9, 9, 9, 27, 27, 27, 27);
@@ -125,14 +120,14 @@ float vec_dot_tq1_0_q8_K_simd(int64_t n, const void* w, const void* a) {
     v128_t isum = wasm_i32x4_splat(0);
     for (int k = 0; k < 5; ++k) {
       const v128_t p = wasm_i16x8_splat(kPow3[k]);
-      isum = wasm_i32x4_add(isum, dot16(trits_i16(b0, p), trits_i16(b1, p), q8 + 32 * k));
-      isum = wasm_i32x4_add(isum, dot16(trits_i16(b2, p), trits_i16(b3, p), q8 + 32 * k + 16));
-      isum = wasm_i32x4_add(isum, dot16(trits_i16(b4, p), trits_i16(b5, p), q8 + 160 + 16 * k));
+      isum = wasm_i32x4_add(isum, simd::dot_i16x16(trits_i16(b0, p), trits_i16(b1, p), q8 + 32 * k));
+      isum = wasm_i32x4_add(isum, simd::dot_i16x16(trits_i16(b2, p), trits_i16(b3, p), q8 + 32 * k + 16));
+      isum = wasm_i32x4_add(isum, simd::dot_i16x16(trits_i16(b4, p), trits_i16(b5, p), q8 + 160 + 16 * k));
     }
     uint32_t qh;
     std::memcpy(&qh, x[i].qh, 4);
     const v128_t h = wasm_u16x8_extend_low_u8x16(wasm_i32x4_splat(static_cast<int32_t>(qh)));  // qh[0..3] twice
-    isum = wasm_i32x4_add(isum, dot16(trits_i16(h, qh_pow_lo), trits_i16(h, qh_pow_hi), q8 + 240));
+    isum = wasm_i32x4_add(isum, simd::dot_i16x16(trits_i16(h, qh_pow_lo), trits_i16(h, qh_pow_hi), q8 + 240));
     sum += static_cast<float>(simd::hsum_i32(isum)) * (fp16_to_fp32_fast(x[i].d) * y[i].d);
   }
   return sum;

@@ -72,7 +72,9 @@ export function writeModel(size, type, out, testdata) {
   head.kv('general.name', GT.STRING, `wasmlm bench ${size} ${type} (random weights)`);
   head.kv('general.file_type', GT.U32, GGML[type].ftype);
   head.kv('general.alignment', GT.U32, ALIGNMENT);
-  head.kv('llama.context_length', GT.U32, 2048);
+  // As long as the bench's deepest prompt (run.js --depths): wllama will not
+  // open a context past the file's.
+  head.kv('llama.context_length', GT.U32, 16384);
   head.kv('llama.embedding_length', GT.U32, dim);
   head.kv('llama.block_count', GT.U32, layers);
   head.kv('llama.feed_forward_length', GT.U32, ffn);

@@ -129,7 +129,7 @@ void matmul_group(const WeightMatrix* const* ws, float* const* ys, int n_mats, c
   const uint8_t* wide = nullptr;
   uint64_t wide_bytes = 0;
   if (kernels == KernelChoice::Best && t.vec_dot_wide && (n_tokens > 1 || t.wide_one_token)) {
-    if (t.wide_form == WideForm::Q8_KAsIs) {  // read where they were quantized
+    if (read_as_quantized(t.wide_form)) {  // read where they were quantized
       wide = act;
       wide_bytes = act_bytes;
     } else {

@@ -86,6 +86,8 @@ struct Table {
     rows[static_cast<int>(GgmlType::TQ2_0)].vec_dot_wide = vec_dot_tq2_0_q8_Kw;
     rows[static_cast<int>(GgmlType::TQ2_0)].wide_one_token = false;
     rows[static_cast<int>(GgmlType::F16)].vec_dot_wide = vec_dot_f16_f32w;
+    rows[static_cast<int>(GgmlType::BF16)].vec_dot_wide = vec_dot_bf16_f32w;
+    rows[static_cast<int>(GgmlType::BF16)].wide_form = WideForm::F32AsIs;
     rows[static_cast<int>(GgmlType::Q4_1)].vec_dot_wide = vec_dot_q4_1_q8_1w;
     rows[static_cast<int>(GgmlType::Q4_1)].wide_tokens = kMaxWideTokens;
     rows[static_cast<int>(GgmlType::Q5_1)].vec_dot_wide = vec_dot_q5_1_q8_1w;

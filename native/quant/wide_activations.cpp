@@ -49,13 +49,14 @@ uint64_t wide_activation_bytes(WideForm form, int64_t n) {
     case WideForm::Q8_0Groups: return sizeof(group_q8_0r) * static_cast<uint64_t>((n / QK8_0 + 3) / 4);
     case WideForm::Q8_1Groups: return sizeof(group_q8_1r) * static_cast<uint64_t>((n / QK8_1 + 3) / 4);
     case WideForm::Q8_KAsIs: return sizeof(block_q8_K) * static_cast<uint64_t>(n / QK_K);
+    case WideForm::F32AsIs: return sizeof(float) * static_cast<uint64_t>(n);
     case WideForm::None: break;
   }
   return 0;
 }
 
 void widen_activations(WideForm form, const void* src, void* dst, int64_t n) {
-  if (form == WideForm::Q8_KAsIs) {
+  if (read_as_quantized(form)) {
     std::memcpy(dst, src, wide_activation_bytes(form, n));
     return;
   }

@@ -69,7 +69,11 @@ enum class WideForm : uint8_t {
   Q8_0Groups,  // group_q8_0r
   Q8_1Groups,  // group_q8_1r
   Q8_KAsIs,    // block_q8_K unchanged (the relaxed K-quant kernels read int8)
+  F32AsIs,     // floats unchanged (BF16: already rounded)
 };
+
+// Whether the form is the quantized activations themselves (no copy).
+inline bool read_as_quantized(WideForm form) { return form == WideForm::Q8_KAsIs || form == WideForm::F32AsIs; }
 
 // The form widened from `vec_dot_type` activations unless a kernel asks for
 // another; None: that type has none.

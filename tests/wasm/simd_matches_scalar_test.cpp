@@ -137,7 +137,7 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 12 + 1 /*IQ4_XS*/ + 3 /*TQ1_0, TQ2_0, MXFP4*/ + 3 /*IQ2_XXS, IQ2_XS, IQ2_S*/ + 4 /*IQ3_XXS, IQ3_S, IQ1_S, IQ1_M*/);
+  EXPECT_EQ(checked, 12 + 1 /*BF16*/ + 1 /*IQ4_XS*/ + 3 /*TQ1_0, TQ2_0, MXFP4*/ + 3 /*IQ2_XXS, IQ2_XS, IQ2_S*/ + 4 /*IQ3_XXS, IQ3_S, IQ1_S, IQ1_M*/);
 }
 
 // MXFP4 rows whose scales take every exponent of a range, the two below the

@@ -1,4 +1,5 @@
 #include "quant/fp16.h"
+#include "quant/half_rows_kernel.h"
 #include "quant/quant_types.h"
 #include "quant/simd128.h"
 #include "quant/wide_activations.h"
@@ -80,41 +81,22 @@ float vec_dot_f16_f32_simd(int64_t n, const void* w, const void* a) {
 }
 
 // 1 to 4 tokens against activations scaled by 2^112 (wide_activations.h):
-// each 8 halves converted once for all tokens, with no scaling (products
-// still exact, sums in f64); a row with an inf or NaN is done again exactly,
-// token by token.
+// the halves converted without scaling (half_rows_kernel.h; the products
+// stay exact); a row with an inf or NaN is done again exactly, token by
+// token.
 void vec_dot_f16_f32w(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                       int64_t out_stride) {
   const auto* x = static_cast<const uint16_t*>(w);
   const v128_t abs_mask = wasm_i16x8_splat(0x7FFF);
-  bool special = false;
-  simd::dispatch_tokens(n_tokens, [&](auto nt) {
-    constexpr int T = decltype(nt)::value;
-    const float* y[T];
-    v128_t acc0[T], acc1[T];
-    for (int t = 0; t < T; ++t) {
-      y[t] = reinterpret_cast<const float*>(static_cast<const uint8_t*>(a) + t * act_stride);
-      acc0[t] = acc1[t] = wasm_f64x2_splat(0);
-    }
-    v128_t top = wasm_i16x8_splat(0);
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      const v128_t h = wasm_v128_load(x + i);
-      top = wasm_u16x8_max(top, wasm_v128_and(h, abs_mask));
-      v128_t f0, f1;
-      simd::fp16x8_to_f32_raw(h, &f0, &f1);
-      for (int t = 0; t < T; ++t) {
-        simd::add_f64(wasm_f32x4_mul(f0, wasm_v128_load(y[t] + i)), &acc0[t], &acc1[t]);
-        simd::add_f64(wasm_f32x4_mul(f1, wasm_v128_load(y[t] + i + 4)), &acc0[t], &acc1[t]);
-      }
-    }
-    special = wasm_v128_any_true(wasm_u16x8_ge(top, wasm_i16x8_splat(0x7C00)));
-    for (int t = 0; t < T; ++t) {
-      double sum = simd::hsum_f64(wasm_f64x2_add(acc0[t], acc1[t]));
-      for (int64_t k = i; k < n; ++k) sum += double(fp16_to_fp32_fast(x[k])) * (y[t][k] / kF16RawScale);
-      out[t * out_stride] = static_cast<float>(sum);
-    }
-  });
+  v128_t top = wasm_i16x8_splat(0);
+  simd::half_rows_dot(
+      n, x, a, act_stride, n_tokens, out, out_stride,
+      [&](v128_t h, v128_t* lo, v128_t* hi) {
+        top = wasm_u16x8_max(top, wasm_v128_and(h, abs_mask));
+        simd::fp16x8_to_f32_raw(h, lo, hi);
+      },
+      [&](int64_t k, float y) { return double(fp16_to_fp32_fast(x[k])) * (y / kF16RawScale); });
+  const bool special = wasm_v128_any_true(wasm_u16x8_ge(top, wasm_i16x8_splat(0x7C00)));
   if (!special) return;
   std::vector<float> plain(static_cast<size_t>(n));
   for (int t = 0; t < n_tokens; ++t) {

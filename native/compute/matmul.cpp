@@ -36,28 +36,59 @@ const QuantTraits& checked_traits(const WeightMatrix& w) {
   return t;
 }
 
-// Quantizes n_tokens rows of activations to the weight type's vec_dot type.
-// The SIMD quantizers (same bytes) unless the reference kernels are asked for.
-const uint8_t* quantize_activations(const QuantTraits& t, const float* x, int64_t cols, int64_t n_tokens,
-                                    MatmulScratch& scratch, uint64_t* row_bytes, KernelChoice kernels) {
-  *row_bytes = *ggml_nbytes(t.vec_dot_type, cols);
-  scratch.activations.resize(*row_bytes * n_tokens + 16);
+// The activations as the kernels read them: quantized to the weight type's
+// vec_dot type (the SIMD quantizers, same bytes, unless the reference kernels
+// are asked for), and widened where the multi-token kernels take another form.
+struct Activations {
+  const uint8_t* quantized;
+  uint64_t row_bytes;
+  const uint8_t* wide = nullptr;  // nullptr: no multi-token kernel
+  uint64_t wide_bytes = 0;
+};
+
+// F16/BF16 weights: the f32 activations rounded through that format in place.
+void round_through(const QuantTraits& rt, float* row, int64_t cols) {
+  uint16_t half[256];
+  for (int64_t i = 0; i < cols; i += 256) {
+    const int64_t m = std::min<int64_t>(256, cols - i);
+    rt.from_float(row + i, half, m);
+    rt.to_float(half, row + i, m);
+  }
+}
+
+// A task per token where the pool has threads: done serially, quantizing
+// and widening a prompt's activations was a few percent of its time on 2
+// threads.
+Activations prepare_activations(const QuantTraits& t, const float* x, int64_t cols, int64_t n_tokens,
+                                ThreadPool& pool, MatmulScratch& scratch, KernelChoice kernels) {
+  Activations a;
+  a.row_bytes = *ggml_nbytes(t.vec_dot_type, cols);
+  scratch.activations.resize(a.row_bytes * n_tokens + 16);
+  a.quantized = scratch.activations.data();
+  const bool wide = kernels == KernelChoice::Best && t.vec_dot_wide && (n_tokens > 1 || t.wide_one_token);
+  const bool copy = wide && !read_as_quantized(t.wide_form);
+  if (wide) {
+    a.wide_bytes = copy ? wide_activation_bytes(t.wide_form, cols) : a.row_bytes;
+    if (copy) scratch.wide.resize(a.wide_bytes * n_tokens + 16);
+    a.wide = copy ? scratch.wide.data() : a.quantized;
+  }
   const QuantTraits& at = quant_traits(t.vec_dot_type);
   const FromFloatFn from_float =
       kernels == KernelChoice::Best && at.from_float_fast ? at.from_float_fast : at.from_float;
-  for (int64_t tok = 0; tok < n_tokens; ++tok)
-    from_float(x + tok * cols, scratch.activations.data() + tok * *row_bytes, cols);
-  if (t.round_activations_to != GgmlType::F32) {
-    // Round trip through the weights' 16-bit format (activations stay f32).
-    const QuantTraits& rt = quant_traits(t.round_activations_to);
-    std::vector<uint16_t> half(cols);
-    for (int64_t tok = 0; tok < n_tokens; ++tok) {
-      auto* row = reinterpret_cast<float*>(scratch.activations.data() + tok * *row_bytes);
-      rt.from_float(row, half.data(), cols);
-      rt.to_float(half.data(), row, cols);
-    }
+  const QuantTraits* round_to =
+      t.round_activations_to != GgmlType::F32 ? &quant_traits(t.round_activations_to) : nullptr;
+  auto one = [&](int64_t tok) {
+    uint8_t* row = scratch.activations.data() + tok * a.row_bytes;
+    from_float(x + tok * cols, row, cols);
+    if (round_to) round_through(*round_to, reinterpret_cast<float*>(row), cols);
+    if (copy) widen_activations(t.wide_form, row, scratch.wide.data() + tok * a.wide_bytes, cols);
+  };
+  if (pool.size() > 1 && n_tokens > 1) {
+    pool.parallel_for(static_cast<int>(n_tokens), [&](int tok, int) { one(tok); });
+  } else {
+    for (int64_t tok = 0; tok < n_tokens; ++tok) one(tok);
   }
-  return scratch.activations.data();
+  return a;
 }
 
 // Loads one byte of every cache line of rows [from, from + kTouchRows) (those
@@ -124,22 +155,7 @@ void matmul_group(const WeightMatrix* const* ws, float* const* ys, int n_mats, c
     }
   const QuantTraits& t = checked_traits(w0);
   const VecDotFn dot = kernels == KernelChoice::Reference ? t.vec_dot_ref : t.vec_dot;
-  uint64_t act_bytes;
-  const uint8_t* act = quantize_activations(t, x, w0.cols, n_tokens, scratch, &act_bytes, kernels);
-  const uint8_t* wide = nullptr;
-  uint64_t wide_bytes = 0;
-  if (kernels == KernelChoice::Best && t.vec_dot_wide && (n_tokens > 1 || t.wide_one_token)) {
-    if (read_as_quantized(t.wide_form)) {  // read where they were quantized
-      wide = act;
-      wide_bytes = act_bytes;
-    } else {
-      wide_bytes = wide_activation_bytes(t.wide_form, w0.cols);
-      scratch.wide.resize(wide_bytes * n_tokens + 16);
-      for (int64_t tok = 0; tok < n_tokens; ++tok)
-        widen_activations(t.wide_form, act + tok * act_bytes, scratch.wide.data() + tok * wide_bytes, w0.cols);
-      wide = scratch.wide.data();
-    }
-  }
+  const Activations a = prepare_activations(t, x, w0.cols, n_tokens, pool, scratch, kernels);
   // One task list over the rows of all the matrices.
   int64_t first_task[8 + 1] = {0};
   if (n_mats > 8) fail(ErrorCode::Unsupported, kNoOffset, "matmul_group: more than 8 matrices");
@@ -149,7 +165,7 @@ void matmul_group(const WeightMatrix* const* ws, float* const* ys, int n_mats, c
     while (task >= first_task[m + 1]) ++m;
     const WeightMatrix& w = *ws[m];
     const int64_t r0 = (task - first_task[m]) * kRowsPerTask, r1 = std::min(w.rows, r0 + kRowsPerTask);
-    run_rows(t, dot, w, r0, r1, act, act_bytes, wide, wide_bytes, n_tokens, ys[m]);
+    run_rows(t, dot, w, r0, r1, a.quantized, a.row_bytes, a.wide, a.wide_bytes, n_tokens, ys[m]);
   });
 }
 

@@ -74,8 +74,16 @@ bool DecoderContext::truncate(uint32_t n) {
 
 namespace {
 
-void rmsnorm_rows(float* out, const float* x, const std::vector<float>& w, uint64_t width, int n, float eps) {
-  for (int t = 0; t < n; ++t) rmsnorm(out + t * width, x + t * width, w.data(), static_cast<int64_t>(width), eps);
+// f(t) for the n tokens of a batch, a task per token where the pool has
+// threads: the vector work between the matrix products (norms, RoPE,
+// residuals) was the larger part of a 2-thread prompt's serial time.
+template <typename F>
+void each_token(ThreadPool& pool, int n, const F& f) {
+  if (n > 1 && pool.size() > 1) {
+    pool.parallel_for(n, [&](int t, int) { f(t); });
+  } else {
+    for (int t = 0; t < n; ++t) f(t);
+  }
 }
 
 void add_bias(float* y, const std::vector<float>& b, uint64_t width, int n) {
@@ -84,7 +92,7 @@ void add_bias(float* y, const std::vector<float>& b, uint64_t width, int n) {
     for (uint64_t i = 0; i < width; ++i) y[t * width + i] += b[i];
 }
 
-// x += scale * h, for n rows of width values.
+// x += scale * h, for count values.
 void add_residual(float* x, const float* h, uint64_t count, float scale) {
   if (scale == 1.0f) {
     for (uint64_t i = 0; i < count; ++i) x[i] += h[i];
@@ -112,35 +120,39 @@ void DecoderContext::project_qkv(const DecoderLayer& L, const float* in, int n) 
     float* ys[3] = {q_.data(), k_.data(), v_.data()};
     matmul_group(ws, ys, 3, in, n, pool_, scratch_, kernels_);
   }
-  add_bias(q_.data(), L.bq, q_dim, n);
-  add_bias(k_.data(), L.bk, kv_dim, n);
-  add_bias(v_.data(), L.bv, kv_dim, n);
 }
 
-// The q/k norms, RoPE, and the query scale where the architecture applies it first.
+// The biases, the q/k norms, RoPE, and the query scale where the
+// architecture applies it first; a task per token.
 void DecoderContext::position_qk(uint32_t l, int n) {
   const DecoderArch& a = model_.arch();
   const DecoderLayer& L = model_.layers()[l];
   const DecoderLayerParams& P = hp_.layers[l];
   const int hd = static_cast<int>(hp_.head_dim);
   const uint64_t q_dim = hp_.q_dim(), kv_dim = hp_.kv_dim();
-  if (a.qk_norm == QkNorm::PerHead) {
-    rmsnorm_rows(q_.data(), q_.data(), L.q_norm, hd, n * static_cast<int>(hp_.n_head), hp_.rms_eps);
-    rmsnorm_rows(k_.data(), k_.data(), L.k_norm, hd, n * static_cast<int>(hp_.n_head_kv), hp_.rms_eps);
-  } else if (a.qk_norm == QkNorm::Whole) {
-    rmsnorm_rows(q_.data(), q_.data(), L.q_norm, q_dim, n, hp_.rms_eps);
-    rmsnorm_rows(k_.data(), k_.data(), L.k_norm, kv_dim, n, hp_.rms_eps);
-  }
-  if (P.rope) {
-    const std::vector<float>& cs = P.windowed ? rope_cs_window_ : rope_cs_;
-    auto rope = a.rope == RopeLayout::Neox ? rope_neox_cs : rope_normal_cs;
-    for (int t = 0; t < n; ++t) {
-      rope(&q_[t * q_dim], static_cast<int>(hp_.n_head), hd, static_cast<int>(hp_.n_rot), &cs[t * uint64_t(hp_.n_rot)]);
-      rope(&k_[t * kv_dim], static_cast<int>(hp_.n_head_kv), hd, static_cast<int>(hp_.n_rot), &cs[t * uint64_t(hp_.n_rot)]);
+  const float eps = hp_.rms_eps;
+  const std::vector<float>& cs = P.windowed ? rope_cs_window_ : rope_cs_;
+  auto rope = a.rope == RopeLayout::Neox ? rope_neox_cs : rope_normal_cs;
+  each_token(pool_, n, [&](int t) {
+    float* q = &q_[t * q_dim];
+    float* k = &k_[t * kv_dim];
+    add_bias(q, L.bq, q_dim, 1);
+    add_bias(k, L.bk, kv_dim, 1);
+    add_bias(&v_[t * kv_dim], L.bv, kv_dim, 1);
+    if (a.qk_norm == QkNorm::PerHead) {
+      for (uint64_t i = 0; i < q_dim; i += hd) rmsnorm(q + i, q + i, L.q_norm.data(), hd, eps);
+      for (uint64_t i = 0; i < kv_dim; i += hd) rmsnorm(k + i, k + i, L.k_norm.data(), hd, eps);
+    } else if (a.qk_norm == QkNorm::Whole) {
+      rmsnorm(q, q, L.q_norm.data(), static_cast<int64_t>(q_dim), eps);
+      rmsnorm(k, k, L.k_norm.data(), static_cast<int64_t>(kv_dim), eps);
     }
-  }
-  if (a.scale_query_first)
-    for (uint64_t i = 0; i < n * q_dim; ++i) q_[i] *= hp_.query_scale;
+    if (P.rope) {
+      rope(q, static_cast<int>(hp_.n_head), hd, static_cast<int>(hp_.n_rot), &cs[t * uint64_t(hp_.n_rot)]);
+      rope(k, static_cast<int>(hp_.n_head_kv), hd, static_cast<int>(hp_.n_rot), &cs[t * uint64_t(hp_.n_rot)]);
+    }
+    if (a.scale_query_first)
+      for (uint64_t i = 0; i < q_dim; ++i) q[i] *= hp_.query_scale;
+  });
 }
 
 // hb_ = act(gate) * up of the normed input; then xb_ = down(hb_).
@@ -204,7 +216,7 @@ void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0) {
     // Attention.
     const float* in = x_.data();
     if (!L.attn_norm.empty()) {
-      rmsnorm_rows(xb_.data(), x_.data(), L.attn_norm, d, n, h.rms_eps);
+      each_token(pool_, n, [&](int t) { rmsnorm(&xb_[t * d], &x_[t * d], L.attn_norm.data(), int64_t(d), h.rms_eps); });
       in = xb_.data();
     }
     project_qkv(L, in, n);
@@ -212,19 +224,23 @@ void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0) {
     for (int t = 0; t < n; ++t) kv_.store(l, pos0 + t, &k_[t * h.kv_dim()], &v_[t * h.kv_dim()]);
     attention(l, pos0, n);
     matmul(L.wo, xb2_.data(), n, xb_.data(), pool_, scratch_, kernels_);
-    add_bias(xb_.data(), L.bo, d, n);
-    if (!L.attn_post_norm.empty()) rmsnorm_rows(xb_.data(), xb_.data(), L.attn_post_norm, d, n, h.rms_eps);
-    add_residual(x_.data(), xb_.data(), n * d, h.residual_scale);
+    // Into the residual stream, and the feed-forward's input norm.
+    each_token(pool_, n, [&](int t) {
+      float* o = &xb_[t * d];
+      float* row = &x_[t * d];
+      add_bias(o, L.bo, d, 1);
+      if (!L.attn_post_norm.empty()) rmsnorm(o, o, L.attn_post_norm.data(), int64_t(d), h.rms_eps);
+      add_residual(row, o, d, h.residual_scale);
+      if (!L.ffn_norm.empty()) rmsnorm(&xb2_[t * d], row, L.ffn_norm.data(), int64_t(d), h.rms_eps);
+    });
 
     // Feed-forward.
-    in = x_.data();
-    if (!L.ffn_norm.empty()) {
-      rmsnorm_rows(xb2_.data(), x_.data(), L.ffn_norm, d, n, h.rms_eps);
-      in = xb2_.data();
-    }
-    feed_forward(L, in, n);
-    if (!L.ffn_post_norm.empty()) rmsnorm_rows(xb_.data(), xb_.data(), L.ffn_post_norm, d, n, h.rms_eps);
-    add_residual(x_.data(), xb_.data(), n * d, h.residual_scale);
+    feed_forward(L, L.ffn_norm.empty() ? x_.data() : xb2_.data(), n);
+    each_token(pool_, n, [&](int t) {
+      float* o = &xb_[t * d];
+      if (!L.ffn_post_norm.empty()) rmsnorm(o, o, L.ffn_post_norm.data(), int64_t(d), h.rms_eps);
+      add_residual(&x_[t * d], o, d, h.residual_scale);
+    });
   }
 
   // Only the last token's logits are returned.

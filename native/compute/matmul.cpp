@@ -56,9 +56,8 @@ void round_through(const QuantTraits& rt, float* row, int64_t cols) {
   }
 }
 
-// A task per token where the pool has threads: done serially, quantizing
-// and widening a prompt's activations was a few percent of its time on 2
-// threads.
+// A task per token: done serially, quantizing and widening a prompt's
+// activations was a few percent of its time on 2 threads.
 Activations prepare_activations(const QuantTraits& t, const float* x, int64_t cols, int64_t n_tokens,
                                 ThreadPool& pool, MatmulScratch& scratch, KernelChoice kernels) {
   Activations a;
@@ -83,11 +82,7 @@ Activations prepare_activations(const QuantTraits& t, const float* x, int64_t co
     if (round_to) round_through(*round_to, reinterpret_cast<float*>(row), cols);
     if (copy) widen_activations(t.wide_form, row, scratch.wide.data() + tok * a.wide_bytes, cols);
   };
-  if (pool.size() > 1 && n_tokens > 1) {
-    pool.parallel_for(static_cast<int>(n_tokens), [&](int tok, int) { one(tok); });
-  } else {
-    for (int64_t tok = 0; tok < n_tokens; ++tok) one(tok);
-  }
+  pool.parallel_for(static_cast<int>(n_tokens), [&](int tok, int) { one(tok); });
   return a;
 }
 

@@ -74,18 +74,6 @@ bool DecoderContext::truncate(uint32_t n) {
 
 namespace {
 
-// f(t) for the n tokens of a batch, a task per token where the pool has
-// threads: the vector work between the matrix products (norms, RoPE,
-// residuals) was the larger part of a 2-thread prompt's serial time.
-template <typename F>
-void each_token(ThreadPool& pool, int n, const F& f) {
-  if (n > 1 && pool.size() > 1) {
-    pool.parallel_for(n, [&](int t, int) { f(t); });
-  } else {
-    for (int t = 0; t < n; ++t) f(t);
-  }
-}
-
 void add_bias(float* y, const std::vector<float>& b, uint64_t width, int n) {
   if (b.empty()) return;
   for (int t = 0; t < n; ++t)
@@ -104,7 +92,7 @@ void add_residual(float* x, const float* h, uint64_t count, float scale) {
 }  // namespace
 
 // q_, k_, v_ of the batch from the normed input: one matrix (fused qkv) or
-// three sharing their quantized activations, then the biases.
+// three sharing their quantized activations (biases come in position_qk).
 void DecoderContext::project_qkv(const DecoderLayer& L, const float* in, int n) {
   const uint64_t q_dim = hp_.q_dim(), kv_dim = hp_.kv_dim(), qkv_dim = q_dim + 2 * kv_dim;
   if (L.fused_qkv) {
@@ -133,7 +121,7 @@ void DecoderContext::position_qk(uint32_t l, int n) {
   const float eps = hp_.rms_eps;
   const std::vector<float>& cs = P.windowed ? rope_cs_window_ : rope_cs_;
   auto rope = a.rope == RopeLayout::Neox ? rope_neox_cs : rope_normal_cs;
-  each_token(pool_, n, [&](int t) {
+  pool_.parallel_for(n, [&](int t, int) {
     float* q = &q_[t * q_dim];
     float* k = &k_[t * kv_dim];
     add_bias(q, L.bq, q_dim, 1);
@@ -216,7 +204,9 @@ void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0) {
     // Attention.
     const float* in = x_.data();
     if (!L.attn_norm.empty()) {
-      each_token(pool_, n, [&](int t) { rmsnorm(&xb_[t * d], &x_[t * d], L.attn_norm.data(), int64_t(d), h.rms_eps); });
+      pool_.parallel_for(n, [&](int t, int) {
+        rmsnorm(&xb_[t * d], &x_[t * d], L.attn_norm.data(), int64_t(d), h.rms_eps);
+      });
       in = xb_.data();
     }
     project_qkv(L, in, n);
@@ -225,7 +215,7 @@ void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0) {
     attention(l, pos0, n);
     matmul(L.wo, xb2_.data(), n, xb_.data(), pool_, scratch_, kernels_);
     // Into the residual stream, and the feed-forward's input norm.
-    each_token(pool_, n, [&](int t) {
+    pool_.parallel_for(n, [&](int t, int) {
       float* o = &xb_[t * d];
       float* row = &x_[t * d];
       add_bias(o, L.bo, d, 1);
@@ -236,7 +226,7 @@ void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0) {
 
     // Feed-forward.
     feed_forward(L, L.ffn_norm.empty() ? x_.data() : xb2_.data(), n);
-    each_token(pool_, n, [&](int t) {
+    pool_.parallel_for(n, [&](int t, int) {
       float* o = &xb_[t * d];
       if (!L.ffn_post_norm.empty()) rmsnorm(o, o, L.ffn_post_norm.data(), int64_t(d), h.rms_eps);
       add_residual(&x_[t * d], o, d, h.residual_scale);

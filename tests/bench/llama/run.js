@@ -6,7 +6,7 @@
 //
 //   bash tests/bench/llama/run.sh [--archs llama] [--sizes S,M] [--types Q8_0,Q4_0,Q4_K] [--threads 1,2]
 //        [--engines ours-chromium,ours-node,wllama,native,native-avx2] [--wllama-builds default,compat]
-//        [--prompt 128] [--gen 64] [--depths 128,1024,4096,8192] [--models DIR] [--json OUT.json]
+//        [--prompt 128] [--gen 64] [--depths 128,1024,4096,8192] [--rounds 1] [--models DIR] [--json OUT.json]
 //   bash tests/bench/llama/run.sh --archs qwen3,gemma3              # Qwen3-0.6B and Gemma-3-1B shapes
 //   bash tests/bench/llama/run.sh --archs rwkv6,rwkv7 --types F16,Q8_0,Q5_1   # the RWKV rows
 //
@@ -28,7 +28,9 @@
 // 19's targets (decode >= 0.9 of native at 128 tokens and >= 0.7 deeper;
 // prompt >= 0.5 and >= 0.4; 2 threads >= 1.8x 1 thread for prompts).
 // Each run is preceded by a short warm-up (8 prompt tokens + 4 steps) on the
-// same loaded model. wllama's figures are llama.cpp's own timings from inside
+// same loaded model. --rounds N runs every configuration N times, the engines
+// taking turns within each round (a slow minute of a noisy machine then hits
+// each engine alike), and reports each engine's median prompt and decode. wllama's figures are llama.cpp's own timings from inside
 // its wasm (prompt_ms, and predicted_ms over predicted_n - 1 steps).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -89,6 +91,7 @@ function options() {
       prompt: { type: 'string', default: '128' },
       gen: { type: 'string', default: '64' },
       depths: { type: 'string' },
+      rounds: { type: 'string', default: '1' },
       models: { type: 'string', default: process.env.WASMLM_BENCH_MODELS ?? path.join(HERE, 'models') },
       json: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -103,7 +106,7 @@ function options() {
     archs: list(values.archs), sizes: list(values.sizes), types: values.types ? list(values.types) : null, threads: list(values.threads).map(Number),
     engines: list(values.engines), wllamaBuilds: list(values['wllama-builds']),
     nPrompt: Number(values.prompt), nGen: Number(values.gen), models: path.resolve(values.models), json: values.json,
-    depths: values.depths ? list(values.depths).map(Number) : null,
+    depths: values.depths ? list(values.depths).map(Number) : null, rounds: Number(values.rounds),
   };
   const bad = (what, got, known) => got.filter((x) => !known.includes(x)).forEach((x) => {
     throw new Error(`unknown ${what} "${x}" (known: ${known.join(', ')})`);
@@ -114,6 +117,7 @@ function options() {
   bad('engine', opts.engines, ENGINES);
   bad('wllama build', opts.wllamaBuilds, WLLAMA_BUILDS);
   if (opts.threads.some((t) => !(t >= 1))) throw new Error('--threads: positive integers');
+  if (!(Number.isInteger(opts.rounds) && opts.rounds >= 1 && opts.rounds <= 9)) throw new Error('--rounds: an integer 1..9');
   if (opts.depths) {
     if (opts.depths.some((d) => !(Number.isInteger(d) && d >= 9 && d <= 16384)) || !(opts.nGen >= 1 && opts.nGen <= 100)) {
       throw new Error('--depths: integers 9..16384; --gen 1..100');
@@ -342,11 +346,32 @@ function bestWllama(runs) {
   };
 }
 
+/** One engine's runs of a configuration as one: the median prompt and decode times (each its own median). */
+function medianRun(runs) {
+  const ok = runs.filter((r) => r && !r.error);
+  if (ok.length === 0) return runs[0] ?? null;
+  if (ok.length === 1 && runs.length === 1) return ok[0];
+  const median = (key) => {
+    const v = ok.map((r) => r[key]).sort((a, b) => a - b);
+    const m = v.length >> 1;
+    return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  };
+  return {
+    ...ok[0], promptMs: median('promptMs'), decodeMs: median('decodeMs'),
+    rounds: ok.map((r) => `${fmt(tps(r, 'prompt'))}/${fmt(tps(r, 'decode'))}`).join(', '),
+    ...(ok.length < runs.length ? { failedRounds: runs.length - ok.length } : {}),
+  };
+}
+
 function report(rows, opts) {
   const out = [];
   const prompts = opts.depths ? `prompts of ${opts.depths.join(', ')} tokens (model @ depth)` : `prompt ${opts.nPrompt} tokens`;
   out.push(`## wasmlm vs wllama vs llama.cpp — ${prompts}, decode ${opts.nGen} greedy steps (tokens/s)`);
   out.push('');
+  if (opts.rounds > 1) {
+    out.push(`Each figure: the median of ${opts.rounds} rounds, the engines taking turns within each round.`);
+    out.push('');
+  }
   out.push('| model | type | thr | engine | prompt t/s | decode t/s | prompt ours/wllama | decode ours/wllama | prompt ours/native | decode ours/native | prompt ours/native AVX2 | decode ours/native AVX2 | same tokens as native | notes |');
   out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) {
@@ -366,12 +391,13 @@ function report(rows, opts) {
         : ['', '', '', '', '', ''];
       const threadNote = r.threads != null && r.threads !== row.threads ? ` ran ${r.threads} thread(s)` : '';
       const finiteNote = r.finite === false ? ' NON-FINITE LOGITS' : '';
-      out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${name} | ${fmt(p)} | ${fmt(d)} | ${cells.join(' | ')} | ${r === native ? '(reference)' : agreement(r, native) ?? textAgreement(r, row.nativeText) ?? '—'} | ${note}${threadNote}${finiteNote} |`);
+      const roundsNote = r.rounds ? `${note || threadNote ? ";" : ""} rounds (prompt/decode): ${r.rounds}${r.failedRounds ? `, ${r.failedRounds} failed` : ''}` : '';
+      out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${name} | ${fmt(p)} | ${fmt(d)} | ${cells.join(' | ')} | ${r === native ? '(reference)' : agreement(r, native) ?? textAgreement(r, row.nativeText) ?? '—'} | ${note}${threadNote}${finiteNote}${roundsNote} |`);
     };
     line('wasmlm, Chromium', row['ours-chromium'], true);
     line('wasmlm, Node', row['ours-node'], true);
     const sameAsOurs = textAgreement(wl, row.oursText);
-    line('wllama', wl, false, wl && !wl.error ? `best of: ${wl.all}${sameAsOurs ? `; text = wasmlm's for ${sameAsOurs}` : ''}` : '');
+    line('wllama', wl, false, wl && !wl.error && !wl.rounds ? `best of: ${wl.all}${sameAsOurs ? `; text = wasmlm's for ${sameAsOurs}` : ''}` : '');
     const nativeNote = (r) => [r?.cpuBackend && `CPU backend ${r.cpuBackend}, weights in ${r.weightBuffers.join(' + ')}`,
       row.threads > 1 && "node-llama-cpp's 2-thread decode is unreliable on this VM (compare with its 1-thread row)"].filter(Boolean).join('; ');
     line('llama.cpp native', native, false, nativeNote(native));
@@ -482,24 +508,29 @@ async function main() {
           log(`  ${r.error ? `error: ${r.error.split('\n')[0]}` : `prompt ${fmt(tps(r, 'prompt'))} t/s, decode ${fmt(tps(r, 'decode'))} t/s, load ${fmt(r.loadMs / 1000)} s`} (${((performance.now() - t0) / 1000).toFixed(0)} s in all)`);
           return r;
         };
-        if (opts.engines.includes('native')) row.native = await step('native', () => runChild('node-native.js', args));
-        if (opts.engines.includes('native-avx2')) {
-          row['native-avx2'] = await step('native AVX2', () => runChild('node-native.js', args, {
-            nodeFlags: ['--preserve-symlinks'], env: { WASMLM_BENCH_NATIVE_ROOT: nativeTree('avx2') },
-          }));
-        }
-        if (opts.engines.includes('ours-node')) row['ours-node'] = await step('ours-node', () => runChild('node-ours.js', args));
-        if (opts.engines.includes('ours-chromium')) {
-          row['ours-chromium'] = await step('ours-chromium', () => browser.ours(file, { threads, prompt, nGen: opts.nGen, banned, contextLength }));
-        }
-        if (opts.engines.includes('wllama') && runsWllama(arch)) {
-          const runs = [];
-          for (const build of opts.wllamaBuilds) {
-            runs.push(await step(`wllama ${build}`, () => browser.wllama(file, build, { threads, prompt, promptText, nGen: opts.nGen, contextLength, banned })));
+        const runs = {};
+        const add = (engine, r) => (runs[engine] ??= []).push(r);
+        for (let round = 0; round < opts.rounds; round++) {
+          if (opts.engines.includes('native')) add('native', await step('native', () => runChild('node-native.js', args)));
+          if (opts.engines.includes('native-avx2')) {
+            add('native-avx2', await step('native AVX2', () => runChild('node-native.js', args, {
+              nodeFlags: ['--preserve-symlinks'], env: { WASMLM_BENCH_NATIVE_ROOT: nativeTree('avx2') },
+            })));
           }
-          row.wllamaRuns = runs;
-          row.wllama = bestWllama(runs);
+          if (opts.engines.includes('ours-node')) add('ours-node', await step('ours-node', () => runChild('node-ours.js', args)));
+          if (opts.engines.includes('ours-chromium')) {
+            add('ours-chromium', await step('ours-chromium', () => browser.ours(file, { threads, prompt, nGen: opts.nGen, banned, contextLength })));
+          }
+          if (opts.engines.includes('wllama') && runsWllama(arch)) {
+            const builds = [];
+            for (const build of opts.wllamaBuilds) {
+              builds.push(await step(`wllama ${build}`, () => browser.wllama(file, build, { threads, prompt, promptText, nGen: opts.nGen, contextLength, banned })));
+            }
+            (row.wllamaRuns ??= []).push(...builds);
+            add('wllama', bestWllama(builds));
+          }
         }
+        for (const [engine, list] of Object.entries(runs)) row[engine] = medianRun(list);
       }
     }
   } finally {

@@ -168,34 +168,17 @@ inline v128_t fp16x4_to_f32(v128_t h) {
   return wasm_v128_or(sign, wasm_v128_bitselect(special, scaled, inf_nan));
 }
 
-// 8 IEEE halves -> 8 floats (lanes 0-3 in *lo, 4-7 in *hi), exact for
-// finite halves (not inf/NaN: check with fp16x8_special) and cheaper than
-// fp16x4_to_f32: the float's high and low 16 bits are built in 16-bit lanes
-// (sign | em >> 3 and em << 13), interleaved, and scaled by 2^112 (which
-// keeps the sign and turns subnormal halves into the right normal floats).
-inline void fp16x8_to_f32_finite(v128_t h, v128_t* lo, v128_t* hi) {
-  const v128_t low16 = wasm_i16x8_shl(h, 13);
-  const v128_t high16 = wasm_v128_or(wasm_u16x8_shr(wasm_v128_and(h, wasm_i16x8_splat(0x7FFF)), 3),
-                                     wasm_v128_and(h, wasm_i16x8_splat(static_cast<int16_t>(0x8000))));
-  const v128_t scale = wasm_f32x4_splat(0x1.0p112f);
-  *lo = wasm_f32x4_mul(wasm_i16x8_shuffle(low16, high16, 0, 8, 1, 9, 2, 10, 3, 11), scale);
-  *hi = wasm_f32x4_mul(wasm_i16x8_shuffle(low16, high16, 4, 12, 5, 13, 6, 14, 7, 15), scale);
-}
-
-// fp16x8_to_f32_finite without its final scaling: the floats are the
-// halves' values times 2^-112 (exact), for a caller whose other factor is
-// already scaled by 2^112.
+// 8 IEEE halves -> 8 floats (lanes 0-3 in *lo, 4-7 in *hi) times 2^-112,
+// exact for finite halves (not inf/NaN), for a caller whose other factor is
+// already scaled by 2^112: the float's high and low 16 bits are built in
+// 16-bit lanes (sign | em >> 3 and em << 13) and interleaved; subnormal
+// halves come out as the right (scaled) floats too.
 inline void fp16x8_to_f32_raw(v128_t h, v128_t* lo, v128_t* hi) {
   const v128_t low16 = wasm_i16x8_shl(h, 13);
   // sign | em >> 3: the arithmetic shift copies the sign into bits 12-14, which the mask clears
   const v128_t high16 = wasm_v128_and(wasm_i16x8_shr(h, 3), wasm_i16x8_splat(static_cast<int16_t>(0x8FFF)));
   *lo = wasm_i16x8_shuffle(low16, high16, 0, 8, 1, 9, 2, 10, 3, 11);
   *hi = wasm_i16x8_shuffle(low16, high16, 4, 12, 5, 13, 6, 14, 7, 15);
-}
-
-// Lanes (int16) of h that are inf or NaN halves: all ones, else 0.
-inline v128_t fp16x8_special(v128_t h) {
-  return wasm_u16x8_ge(wasm_v128_and(h, wasm_i16x8_splat(0x7FFF)), wasm_i16x8_splat(0x7C00));
 }
 
 }  // namespace wasmlm::simd

@@ -24,22 +24,6 @@ float vec_dot_bf16_f32(int64_t n, const void* w, const void* a) {
 }
 
 #ifdef __wasm_simd128__
-float vec_dot_bf16_f32_simd(int64_t n, const void* w, const void* a) {
-  const auto* x = static_cast<const uint16_t*>(w);
-  const auto* y = static_cast<const float*>(a);
-  // Products with BF16-rounded activations are exact in f32; sums in f64 (simd128.h's add_f64).
-  v128_t acc0 = wasm_f64x2_splat(0), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const v128_t h = wasm_v128_load(x + i);
-    simd::add_f64(wasm_f32x4_mul(wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(h), 16), wasm_v128_load(y + i)), &acc0, &acc1);
-    simd::add_f64(wasm_f32x4_mul(wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(h), 16), wasm_v128_load(y + i + 4)), &acc2, &acc3);
-  }
-  double sum = simd::hsum_f64(wasm_f64x2_add(wasm_f64x2_add(acc0, acc1), wasm_f64x2_add(acc2, acc3)));
-  for (; i < n; ++i) sum += double(bf16_to_fp32(x[i])) * y[i];
-  return static_cast<float>(sum);
-}
-
 // 1 to 4 tokens of the BF16-rounded f32 activations as they are
 // (WideForm::F32AsIs), on half_rows_kernel.h: a bfloat16 is the high half of
 // its f32, so 4 of them convert in one interleave with zeros.
@@ -54,6 +38,13 @@ void vec_dot_bf16_f32w(int64_t n, const void* w, const void* a, int64_t act_stri
         *hi = wasm_i16x8_shuffle(zero, h, 4, 12, 5, 13, 6, 14, 7, 15);
       },
       [&](int64_t k, float y) { return double(bf16_to_fp32(x[k])) * y; });
+}
+
+// One token (the table's vec_dot; the matrix products call the kernel above).
+float vec_dot_bf16_f32_simd(int64_t n, const void* w, const void* a) {
+  float out;
+  vec_dot_bf16_f32w(n, w, a, 0, 1, &out, 0);
+  return out;
 }
 #endif
 

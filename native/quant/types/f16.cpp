@@ -45,41 +45,6 @@ float vec_dot_f16_f32_special(int64_t n, const uint16_t* x, const float* y) {
 
 }  // namespace
 
-// Halves converted with the finite-only converter (about half the work of
-// the exact one); a row with an inf or NaN is done again exactly. The
-// products (of halves and F16-rounded activations) are exact in f32; their
-// sums are kept in f64 (simd128.h's add_f64).
-float vec_dot_f16_f32_simd(int64_t n, const void* w, const void* a) {
-  const auto* x = static_cast<const uint16_t*>(w);
-  const auto* y = static_cast<const float*>(a);
-  const v128_t abs_mask = wasm_i16x8_splat(0x7FFF);
-  v128_t acc0 = wasm_f64x2_splat(0), acc1 = acc0, acc2 = acc0, acc3 = acc0, top = wasm_i16x8_splat(0);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const v128_t h0 = wasm_v128_load(x + i), h1 = wasm_v128_load(x + i + 8);
-    top = wasm_u16x8_max(top, wasm_u16x8_max(wasm_v128_and(h0, abs_mask), wasm_v128_and(h1, abs_mask)));
-    v128_t f0, f1, f2, f3;
-    simd::fp16x8_to_f32_finite(h0, &f0, &f1);
-    simd::fp16x8_to_f32_finite(h1, &f2, &f3);
-    simd::add_f64(wasm_f32x4_mul(f0, wasm_v128_load(y + i)), &acc0, &acc1);
-    simd::add_f64(wasm_f32x4_mul(f1, wasm_v128_load(y + i + 4)), &acc2, &acc3);
-    simd::add_f64(wasm_f32x4_mul(f2, wasm_v128_load(y + i + 8)), &acc0, &acc1);
-    simd::add_f64(wasm_f32x4_mul(f3, wasm_v128_load(y + i + 12)), &acc2, &acc3);
-  }
-  for (; i + 8 <= n; i += 8) {
-    const v128_t h = wasm_v128_load(x + i);
-    top = wasm_u16x8_max(top, wasm_v128_and(h, abs_mask));
-    v128_t f0, f1;
-    simd::fp16x8_to_f32_finite(h, &f0, &f1);
-    simd::add_f64(wasm_f32x4_mul(f0, wasm_v128_load(y + i)), &acc0, &acc1);
-    simd::add_f64(wasm_f32x4_mul(f1, wasm_v128_load(y + i + 4)), &acc2, &acc3);
-  }
-  if (wasm_v128_any_true(wasm_u16x8_ge(top, wasm_i16x8_splat(0x7C00)))) return vec_dot_f16_f32_special(n, x, y);
-  double sum = simd::hsum_f64(wasm_f64x2_add(wasm_f64x2_add(acc0, acc1), wasm_f64x2_add(acc2, acc3)));
-  for (; i < n; ++i) sum += double(fp16_to_fp32_fast(x[i])) * y[i];
-  return static_cast<float>(sum);
-}
-
 // 1 to 4 tokens against activations scaled by 2^112 (wide_activations.h):
 // the halves converted without scaling (half_rows_kernel.h; the products
 // stay exact); a row with an inf or NaN is done again exactly, token by
@@ -104,6 +69,18 @@ void vec_dot_f16_f32w(int64_t n, const void* w, const void* a, int64_t act_strid
     for (int64_t k = 0; k < n; ++k) plain[k] = yt[k] / kF16RawScale;
     out[t * out_stride] = vec_dot_f16_f32_special(n, x, plain.data());
   }
+}
+
+// One token against plain F16-rounded activations (the table's vec_dot; the
+// matrix products call the kernel above directly): the same kernel on the
+// activations scaled as it takes them, exact (a power of two).
+float vec_dot_f16_f32_simd(int64_t n, const void* w, const void* a) {
+  const auto* y = static_cast<const float*>(a);
+  std::vector<float> scaled(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) scaled[k] = y[k] * kF16RawScale;
+  float out;
+  vec_dot_f16_f32w(n, w, scaled.data(), 0, 1, &out, 0);
+  return out;
 }
 #endif
 

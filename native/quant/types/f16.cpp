@@ -73,11 +73,10 @@ void vec_dot_f16_f32w(int64_t n, const void* w, const void* a, int64_t act_strid
 
 // One token against plain F16-rounded activations (the table's vec_dot; the
 // matrix products call the kernel above directly): the same kernel on the
-// activations scaled as it takes them, exact (a power of two).
+// activations widened as matmul widens them for it.
 float vec_dot_f16_f32_simd(int64_t n, const void* w, const void* a) {
-  const auto* y = static_cast<const float*>(a);
   std::vector<float> scaled(static_cast<size_t>(n));
-  for (int64_t k = 0; k < n; ++k) scaled[k] = y[k] * kF16RawScale;
+  widen_activations(WideForm::F32, a, scaled.data(), n);
   float out;
   vec_dot_f16_f32w(n, w, scaled.data(), 0, 1, &out, 0);
   return out;

@@ -30,8 +30,9 @@
 // Each run is preceded by a short warm-up (8 prompt tokens + 4 steps) on the
 // same loaded model. --rounds N runs every configuration N times, the engines
 // taking turns within each round (a slow minute of a noisy machine then hits
-// each engine alike), and reports each engine's median prompt and decode. wllama's figures are llama.cpp's own timings from inside
-// its wasm (prompt_ms, and predicted_ms over predicted_n - 1 steps).
+// each engine alike), and reports each engine's median prompt and decode.
+// wllama's figures are llama.cpp's own timings from inside its wasm
+// (prompt_ms, and predicted_ms over predicted_n - 1 steps).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -391,7 +392,7 @@ function report(rows, opts) {
         : ['', '', '', '', '', ''];
       const threadNote = r.threads != null && r.threads !== row.threads ? ` ran ${r.threads} thread(s)` : '';
       const finiteNote = r.finite === false ? ' NON-FINITE LOGITS' : '';
-      const roundsNote = r.rounds ? `${note || threadNote ? ";" : ""} rounds (prompt/decode): ${r.rounds}${r.failedRounds ? `, ${r.failedRounds} failed` : ''}` : '';
+      const roundsNote = r.rounds ? `${note || threadNote ? ';' : ''} rounds (prompt/decode): ${r.rounds}${r.failedRounds ? `, ${r.failedRounds} failed` : ''}` : '';
       out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${name} | ${fmt(p)} | ${fmt(d)} | ${cells.join(' | ')} | ${r === native ? '(reference)' : agreement(r, native) ?? textAgreement(r, row.nativeText) ?? '—'} | ${note}${threadNote}${finiteNote}${roundsNote} |`);
     };
     line('wasmlm, Chromium', row['ours-chromium'], true);

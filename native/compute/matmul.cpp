@@ -15,10 +15,11 @@ namespace {
 // balance threads.
 constexpr int64_t kRowsPerTask = 64;
 // Rows whose cache lines are touched (one load per 64 bytes) a group ahead
-// of the kernels. Decoding reads every weight once: where memory latency is
-// long (measured on a 2-core VM: the SIMD-128 Q4_0 kernel at 3.4 GB/s from
-// memory against 8.2 in cache), the kernels' own loads are too few in flight
-// to stream the weights; a burst of plain loads over the next group is.
+// of the kernels, where the tuner says so. Decoding reads every weight once:
+// where memory latency is long and the hardware prefetcher weak (measured on
+// a 2-core VM: the SIMD-128 Q4_0 kernel at 3.4 GB/s from memory against 8.2
+// in cache), the kernels' own loads are too few in flight to stream the
+// weights; a burst of plain loads over the next group is.
 constexpr int64_t kTouchRows = 16;
 // Tokens per inner tile in matmul: their activations stay in L1/L2 while a
 // weight row is reused against them.
@@ -95,18 +96,18 @@ void touch_rows(const WeightMatrix& w, int64_t from) {
   for (uint64_t b = 0; b < bytes; b += 64) (void)p[b];
 }
 
-// Rows [r0, r1) of w for all n_tokens. The SIMD path (t.vec_dot_wide and
-// `wide` non-null): each weight row is unpacked once per group of up to
-// t.wide_tokens tokens against activations widened to int16; else one vec_dot
-// per row and token.
+// Rows [r0, r1) of w for all n_tokens, touching rows ahead if `touch`. The
+// SIMD path (t.vec_dot_wide and `wide` non-null): each weight row is unpacked
+// once per group of up to t.wide_tokens tokens against activations widened
+// to int16; else one vec_dot per row and token.
 void run_rows(const QuantTraits& t, VecDotFn dot, const WeightMatrix& w, int64_t r0, int64_t r1, const uint8_t* act,
-              uint64_t act_bytes, const uint8_t* wide, uint64_t wide_bytes, int64_t n_tokens, float* y) {
+              uint64_t act_bytes, const uint8_t* wide, uint64_t wide_bytes, int64_t n_tokens, float* y, bool touch) {
   const auto* weights = static_cast<const uint8_t*>(w.data);
   if (wide) {
     for (int64_t t0 = 0; t0 < n_tokens; t0 += kWideTokenTile) {
       const int64_t t1 = std::min(n_tokens, t0 + kWideTokenTile);
       for (int64_t r = r0; r < r1; ++r) {
-        if (t0 == 0 && (r - r0) % kTouchRows == 0) touch_rows(w, r + kTouchRows);
+        if (touch && t0 == 0 && (r - r0) % kTouchRows == 0) touch_rows(w, r + kTouchRows);
         const uint8_t* row = weights + r * w.row_bytes;
         for (int64_t tok = t0; tok < t1; tok += t.wide_tokens)
           t.vec_dot_wide(w.cols, row, wide + tok * wide_bytes, static_cast<int64_t>(wide_bytes),
@@ -118,7 +119,7 @@ void run_rows(const QuantTraits& t, VecDotFn dot, const WeightMatrix& w, int64_t
   for (int64_t t0 = 0; t0 < n_tokens; t0 += kTokenTile) {
     const int64_t t1 = std::min(n_tokens, t0 + kTokenTile);
     for (int64_t r = r0; r < r1; ++r) {
-      if (t0 == 0 && (r - r0) % kTouchRows == 0) touch_rows(w, r + kTouchRows);
+      if (touch && t0 == 0 && (r - r0) % kTouchRows == 0) touch_rows(w, r + kTouchRows);
       const uint8_t* row = weights + r * w.row_bytes;
       for (int64_t tok = t0; tok < t1; ++tok) y[tok * w.rows + r] = dot(w.cols, row, act + tok * act_bytes);
     }
@@ -151,6 +152,7 @@ void matmul_group(const WeightMatrix* const* ws, float* const* ys, int n_mats, c
   const QuantTraits& t = checked_traits(w0);
   const VecDotFn dot = kernels == KernelChoice::Reference ? t.vec_dot_ref : t.vec_dot;
   const Activations a = prepare_activations(t, x, w0.cols, n_tokens, pool, scratch, kernels);
+  const bool touch = scratch.row_touch.touch();
   // One task list over the rows of all the matrices.
   int64_t first_task[8 + 1] = {0};
   if (n_mats > 8) fail(ErrorCode::Unsupported, kNoOffset, "matmul_group: more than 8 matrices");
@@ -160,7 +162,7 @@ void matmul_group(const WeightMatrix* const* ws, float* const* ys, int n_mats, c
     while (task >= first_task[m + 1]) ++m;
     const WeightMatrix& w = *ws[m];
     const int64_t r0 = (task - first_task[m]) * kRowsPerTask, r1 = std::min(w.rows, r0 + kRowsPerTask);
-    run_rows(t, dot, w, r0, r1, a.quantized, a.row_bytes, a.wide, a.wide_bytes, n_tokens, ys[m]);
+    run_rows(t, dot, w, r0, r1, a.quantized, a.row_bytes, a.wide, a.wide_bytes, n_tokens, ys[m], touch);
   });
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "compute/row_touch_tuner.h"
 #include "compute/thread_pool.h"
 #include "core/ggml_type.h"
 
@@ -21,10 +22,12 @@ struct WeightMatrix {
 
 enum class KernelChoice { Best, Reference };  // Reference: the scalar kernels
 
-// Reusable buffers for quantized activations.
+// A context's reusable buffers for quantized activations, and whether its
+// products touch rows ahead (decided by timing its decoding steps).
 struct MatmulScratch {
   std::vector<uint8_t> activations;
   std::vector<uint8_t> wide;  // activations widened to int16 (SIMD builds)
+  RowTouchTuner row_touch;
 };
 
 // y[rows] = W x, with x of `cols` floats.

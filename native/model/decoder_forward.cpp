@@ -60,7 +60,9 @@ const float* DecoderContext::eval(const int32_t* tokens, int n_tokens) {
       fail(ErrorCode::BadFormat, kNoOffset, "token id " + std::to_string(tokens[i]) + " is outside the vocabulary");
   for (int i = 0; i < n_tokens; i += kMaxBatch) {
     const int n = std::min(kMaxBatch, n_tokens - i);
-    forward(tokens + i, n, n_past_);
+    auto batch = [&] { forward(tokens + i, n, n_past_); };
+    if (n_tokens == 1) scratch_.row_touch.time_step(batch);  // a decoding step
+    else batch();
     n_past_ += n;
   }
   return logits_.data();

@@ -94,16 +94,18 @@ TEST(Matmul, MatvecAndMatmulMatchPerRowDotsForEveryThreadCount) {
           expect[tok * f.rows + r] = t.vec_dot(f.cols, row, qa.data());
       }
     }
-    for (int threads : {1, 2, 3}) {
-      ThreadPool pool(threads);
-      MatmulScratch scratch;
-      std::vector<float> y(n_tokens * f.rows, NAN);
-      matmul(f.w(), x.data(), n_tokens, y.data(), pool, scratch);
-      EXPECT_EQ(y, expect) << ggml_type_info(type).name << " threads=" << threads;
-      std::vector<float> yv(f.rows, NAN);
-      matvec(f.w(), x.data() + 5 * f.cols, yv.data(), pool, scratch);
-      EXPECT_TRUE(std::equal(yv.begin(), yv.end(), expect.begin() + 5 * f.rows)) << ggml_type_info(type).name;
-    }
+    for (int threads : {1, 2, 3})
+      for (bool touch : {true, false}) {  // rows touched ahead or not: the same bits
+        ThreadPool pool(threads);
+        MatmulScratch scratch;
+        scratch.row_touch.pin(touch);
+        std::vector<float> y(n_tokens * f.rows, NAN);
+        matmul(f.w(), x.data(), n_tokens, y.data(), pool, scratch);
+        EXPECT_EQ(y, expect) << ggml_type_info(type).name << " threads=" << threads << " touch=" << touch;
+        std::vector<float> yv(f.rows, NAN);
+        matvec(f.w(), x.data() + 5 * f.cols, yv.data(), pool, scratch);
+        EXPECT_TRUE(std::equal(yv.begin(), yv.end(), expect.begin() + 5 * f.rows)) << ggml_type_info(type).name;
+      }
     // Against dense float math: error bounded by activation quantization.
     for (int64_t r = 0; r < f.rows; r += 37) {
       double ref = 0, mag = 0;

@@ -2,7 +2,8 @@
 // weight bytes streamed, for each type, with the scalar reference, SIMD on 1
 // thread and SIMD on 2 threads, next to the wasm memory read bandwidth
 // measured in the same run; then a 32-token matrix x matrix against 32
-// separate matrix x vector calls.
+// separate matrix x vector calls; last, SIMD on 1 thread without the row
+// touch (matmul.cpp), which decoding turns off where it measures it slower.
 //
 // The 4096 x 4096 weights are cycled through copies totalling >= 256 MB so
 // they stream from memory, not from a large last-level cache.
@@ -101,12 +102,12 @@ std::vector<uint8_t> make_weights(GgmlType type, std::mt19937& rng, int64_t rows
 
 struct Row {
   std::string type;
-  double scalar, simd1, simd2, in_cache, mm_ratio;
+  double scalar, simd1, simd2, in_cache, mm_ratio, untouched;
 };
 
-// `--matmul TYPE ROWS COLS TOKENS`: only a prompt-sized matmul on weights in
-// cache, repeated for about 2 s, in GMAC/s (1 thread): the figure to profile
-// a multi-token kernel with.
+// `--matmul TYPE ROWS COLS TOKENS [THREADS]`: only a prompt-sized matmul on
+// weights in cache, repeated for about 2 s, in GMAC/s (1 thread unless
+// given): the figure to profile a multi-token kernel with.
 int matmul_only(char** argv) {
   const std::string name = argv[0];
   const int64_t rows = std::atoll(argv[1]), cols = std::atoll(argv[2]), n_tokens = std::atoll(argv[3]);
@@ -118,7 +119,7 @@ int matmul_only(char** argv) {
   std::vector<float> x(cols * n_tokens), y(rows * n_tokens);
   std::normal_distribution<float> dist(0.f, 1.f);
   for (auto& v : x) v = dist(rng);
-  ThreadPool pool(1);
+  ThreadPool pool(argv[4] ? std::atoi(argv[4]) : 1);
   MatmulScratch scratch;
   const WeightMatrix m{type, cols, rows, w.data(), *ggml_nbytes(type, cols)};
   const double t = best_time([&] { matmul(m, x.data(), n_tokens, y.data(), pool, scratch); }, 2.0);
@@ -130,7 +131,7 @@ int matmul_only(char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 6 && std::string(argv[1]) == "--matmul") return matmul_only(argv + 2);
+  if (argc >= 6 && std::string(argv[1]) == "--matmul") return matmul_only(argv + 2);
   // Optional arguments: the type names to run (default: all).
   std::vector<std::string> only(argv + 1, argv + argc);
   std::printf("wasmlm kernel benchmark (wasm SIMD-128%s under Node; %lld x %lld weights, GB/s of weight bytes)\n\n",
@@ -152,8 +153,8 @@ int main(int argc, char** argv) {
                             GgmlType::IQ2_XXS, GgmlType::IQ2_XS, GgmlType::IQ2_S, GgmlType::IQ3_XXS, GgmlType::IQ3_S,
                             GgmlType::IQ1_S, GgmlType::IQ1_M, GgmlType::TQ1_0, GgmlType::TQ2_0, GgmlType::MXFP4};
   std::vector<Row> rows;
-  std::printf("| type | scalar 1T | SIMD 1T | SIMD 2T | SIMD 1T in cache | SIMD 1T / bandwidth | 2T / 1T | matmul 32 tok / 32 matvec |\n");
-  std::printf("|---|---|---|---|---|---|---|---|\n");
+  std::printf("| type | scalar 1T | SIMD 1T | SIMD 2T | SIMD 1T in cache | SIMD 1T / bandwidth | 2T / 1T | matmul 32 tok / 32 matvec | SIMD 1T without row touch |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (GgmlType type : types) {
     if (!only.empty() && std::find(only.begin(), only.end(), ggml_type_info(type).name) == only.end()) continue;
     const uint64_t bytes = *ggml_nbytes(type, kDim) * kDim;
@@ -173,7 +174,11 @@ int main(int argc, char** argv) {
       return double(bytes) * mats.size() / t / 1e9;
     };
     Row row{ggml_type_info(type).name, gbps(pool1, KernelChoice::Reference), gbps(pool1, KernelChoice::Best),
-            gbps(pool2, KernelChoice::Best), 0, 0};
+            gbps(pool2, KernelChoice::Best), 0, 0, 0};
+    // The same without the row touch (which decoding chooses by timing).
+    scratch.row_touch.pin(false);
+    row.untouched = gbps(pool1, KernelChoice::Best);
+    scratch.row_touch.pin(true);
     // The kernel matvec uses, on 32 rows that stay in L1/L2: its compute-bound speed.
     {
       const QuantTraits& t = quant_traits(type);
@@ -211,8 +216,9 @@ int main(int argc, char** argv) {
       for (int tok = 0; tok < 32; ++tok) matvec(batch_w, x.data() + tok * kDim, y.data(), pool1, scratch);
     }, 0.5);
     row.mm_ratio = t_mv / t_mm;
-    std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %.0f%% | %.2fx | %.2fx |\n", row.type.c_str(), row.scalar,
-                row.simd1, row.simd2, row.in_cache, 100 * row.simd1 / bw, row.simd2 / row.simd1, row.mm_ratio);
+    std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %.0f%% | %.2fx | %.2fx | %.2f |\n", row.type.c_str(), row.scalar,
+                row.simd1, row.simd2, row.in_cache, 100 * row.simd1 / bw, row.simd2 / row.simd1, row.mm_ratio,
+                row.untouched);
     std::fflush(stdout);
     rows.push_back(row);
   }

@@ -1,0 +1,53 @@
+// Whether the matrix products load the next rows' cache lines ahead of the
+// kernels (the row touch in matmul.cpp), decided by timing decoding.
+//
+// Which is faster depends on the machine, not on the weights: on a VM whose
+// hardware prefetcher fell behind (2026-11-25) the touch made one-token
+// products 1.2-1.5x faster; on one whose prefetcher kept up (2026-11-27) it
+// made decoding 8-13% slower, the touch's loads and the kernels' work adding
+// up. So a context times its decoding steps in both modes, in the order
+// on, off, off, on, on, off, off, on (a steady drift in speed cancels), keeps
+// the mode with the lower median, and tries again every kCycleSteps steps.
+// The mode never changes a result: the touch only loads.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace wasmlm {
+
+class RowTouchTuner {
+ public:
+  using Clock = double (*)();  // seconds, monotonic
+  static constexpr int kTrialSteps = 8;
+  static constexpr int kCycleSteps = 256;  // a trial, then the chosen mode
+
+  explicit RowTouchTuner(Clock clock = steady_seconds) : clock_(clock) {}
+
+  bool touch() const { return pinned_ ? pinned_touch_ : step_ < kTrialSteps ? kTrialOrder[step_] : chosen_; }
+  // One mode from now on, no timing (benchmarks comparing the two).
+  void pin(bool touch) { pinned_ = true, pinned_touch_ = touch; }
+
+  // Runs one decoding step under touch() and counts its time.
+  template <typename Step>
+  void time_step(Step&& step) {
+    if (pinned_) return step();
+    const double t0 = clock_();
+    step();
+    record(clock_() - t0);
+  }
+
+  static double steady_seconds();
+
+ private:
+  static constexpr std::array<bool, kTrialSteps> kTrialOrder = {true, false, false, true, true, false, false, true};
+  void record(double seconds);
+
+  Clock clock_;
+  int step_ = 0;  // within the cycle
+  std::array<double, kTrialSteps> trial_{};
+  bool chosen_ = true;
+  bool pinned_ = false, pinned_touch_ = true;
+};
+
+}  // namespace wasmlm

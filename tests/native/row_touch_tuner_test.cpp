@@ -1,0 +1,72 @@
+// RowTouchTuner: the trial order, the choice by medians (one slow step does
+// not decide), a new trial every cycle, and pinning.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "compute/row_touch_tuner.h"
+
+using namespace wasmlm;
+
+namespace {
+
+double fake_now = 0;
+double fake_clock() { return fake_now; }
+
+// Runs `n` steps; a step under the touch takes `with` seconds, else `without`
+// (the first step of the run `first` if given). Returns the modes used.
+std::vector<bool> run(RowTouchTuner& tuner, int n, double with, double without, double first = 0) {
+  std::vector<bool> modes;
+  for (int i = 0; i < n; ++i) {
+    const bool touch = tuner.touch();
+    modes.push_back(touch);
+    tuner.time_step([&] { fake_now += i == 0 && first > 0 ? first : touch ? with : without; });
+  }
+  return modes;
+}
+
+}  // namespace
+
+TEST(RowTouchTuner, TriesBothModesInABBAOrderThenKeepsTheFaster) {
+  RowTouchTuner tuner(fake_clock);
+  const std::vector<bool> trial = run(tuner, RowTouchTuner::kTrialSteps, 1.0, 1.3);
+  EXPECT_EQ(trial, (std::vector<bool>{true, false, false, true, true, false, false, true}));
+  const std::vector<bool> rest = run(tuner, RowTouchTuner::kCycleSteps - RowTouchTuner::kTrialSteps, 1.0, 1.3);
+  EXPECT_EQ(rest, std::vector<bool>(rest.size(), true));
+}
+
+TEST(RowTouchTuner, ChoosesNoTouchWhenThatIsFaster) {
+  RowTouchTuner tuner(fake_clock);
+  run(tuner, RowTouchTuner::kTrialSteps, 1.1, 1.0, /*first=*/0.01);  // one fast step does not decide either
+  EXPECT_FALSE(tuner.touch());
+}
+
+TEST(RowTouchTuner, OneSlowStepDoesNotDecide) {
+  RowTouchTuner tuner(fake_clock);
+  // The first step (with the touch) is slow for another reason (a cold cache
+  // after a prompt, a collection): by medians the touch is still faster.
+  run(tuner, RowTouchTuner::kTrialSteps, 1.0, 1.1, /*first=*/50.0);
+  EXPECT_TRUE(tuner.touch());
+}
+
+TEST(RowTouchTuner, TriesAgainEveryCycle) {
+  RowTouchTuner tuner(fake_clock);
+  run(tuner, RowTouchTuner::kCycleSteps, 1.0, 2.0);  // a trial, then the touch
+  EXPECT_TRUE(tuner.touch());                        // the next trial starts with the touch
+  const std::vector<bool> trial = run(tuner, RowTouchTuner::kTrialSteps, 2.0, 1.0);
+  EXPECT_EQ(trial, (std::vector<bool>{true, false, false, true, true, false, false, true}));
+  EXPECT_FALSE(tuner.touch());  // the machine changed: no touch until the next trial
+  const std::vector<bool> rest = run(tuner, RowTouchTuner::kCycleSteps - RowTouchTuner::kTrialSteps, 2.0, 1.0);
+  EXPECT_EQ(rest, std::vector<bool>(rest.size(), false));
+}
+
+TEST(RowTouchTuner, PinnedModeNeverChangesOrReadsTheClock) {
+  RowTouchTuner tuner([]() -> double { ADD_FAILURE() << "the clock was read"; return 0; });
+  tuner.pin(false);
+  int steps = 0;
+  for (int i = 0; i < 2 * RowTouchTuner::kCycleSteps; ++i) {
+    EXPECT_FALSE(tuner.touch());
+    tuner.time_step([&] { ++steps; });
+  }
+  EXPECT_EQ(steps, 2 * RowTouchTuner::kCycleSteps);
+}

@@ -3,7 +3,7 @@
 //
 // Which is faster depends on the machine, not on the weights: on a VM whose
 // hardware prefetcher fell behind (2026-11-25) the touch made one-token
-// products 1.2-1.5x faster; on one whose prefetcher kept up (2026-11-27) it
+// products 1.1-1.7x faster; on one whose prefetcher kept up (2026-11-27) it
 // made decoding 8-13% slower, the touch's loads and the kernels' work adding
 // up. So a context times its decoding steps in both modes, in the order
 // on, off, off, on, on, off, off, on (a steady drift in speed cancels), keeps

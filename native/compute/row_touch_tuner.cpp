@@ -19,13 +19,9 @@ double median4(std::array<double, 4> t) {
 }  // namespace
 
 void RowTouchTuner::record(double seconds) {
-  if (step_ < kTrialSteps) trial_[step_] = seconds;
-  if (++step_ == kTrialSteps) {
-    std::array<double, 4> on{}, off{};
-    for (int i = 0, n_on = 0, n_off = 0; i < kTrialSteps; ++i) (kTrialOrder[i] ? on[n_on++] : off[n_off++]) = trial_[i];
-    chosen_ = median4(on) <= median4(off);
-  }
-  if (step_ == kCycleSteps) step_ = 0;
+  (kTrialOrder[step_] ? on_ : off_)[step_ / 2] = seconds;
+  if (step_ == kTrialSteps - 1) chosen_ = median4(on_) <= median4(off_);
+  advance();
 }
 
 }  // namespace wasmlm

@@ -12,7 +12,6 @@
 #pragma once
 
 #include <array>
-#include <cstdint>
 
 namespace wasmlm {
 
@@ -28,24 +27,36 @@ class RowTouchTuner {
   // One mode from now on, no timing (benchmarks comparing the two).
   void pin(bool touch) { pinned_ = true, pinned_touch_ = touch; }
 
-  // Runs one decoding step under touch() and counts its time.
+  // Runs a batch of n_tokens under touch(). A one-token batch is a decoding
+  // step: the trial's steps are timed, the rest only counted.
   template <typename Step>
-  void time_step(Step&& step) {
-    if (pinned_) return step();
-    const double t0 = clock_();
-    step();
-    record(clock_() - t0);
+  void run(int n_tokens, Step&& step) {
+    if (pinned_ || n_tokens != 1) {
+      step();
+    } else if (step_ >= kTrialSteps) {
+      step();
+      advance();
+    } else {
+      const double t0 = clock_();
+      step();
+      record(clock_() - t0);
+    }
   }
 
   static double steady_seconds();
 
  private:
+  // Halves i / 2 of this order are one on and one off step, so step i is
+  // trial i / 2 of its mode.
   static constexpr std::array<bool, kTrialSteps> kTrialOrder = {true, false, false, true, true, false, false, true};
   void record(double seconds);
+  void advance() {
+    if (++step_ == kCycleSteps) step_ = 0;
+  }
 
   Clock clock_;
   int step_ = 0;  // within the cycle
-  std::array<double, kTrialSteps> trial_{};
+  std::array<double, kTrialSteps / 2> on_{}, off_{};  // the trial's step times by mode
   bool chosen_ = true;
   bool pinned_ = false, pinned_touch_ = true;
 };

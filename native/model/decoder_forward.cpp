@@ -61,8 +61,7 @@ const float* DecoderContext::eval(const int32_t* tokens, int n_tokens) {
   for (int i = 0; i < n_tokens; i += kMaxBatch) {
     const int n = std::min(kMaxBatch, n_tokens - i);
     auto batch = [&] { forward(tokens + i, n, n_past_); };
-    if (n_tokens == 1) scratch_.row_touch.time_step(batch);  // a decoding step
-    else batch();
+    scratch_.row_touch.run(n_tokens, batch);
     n_past_ += n;
   }
   return logits_.data();

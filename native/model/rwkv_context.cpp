@@ -62,8 +62,7 @@ const float* RwkvContext::eval(const int32_t* tokens, int n_tokens) {
       fail(ErrorCode::BadFormat, kNoOffset, "token id " + std::to_string(tokens[i]) + " is outside the vocabulary");
   for (int i = 0; i < n_tokens; i += kMaxBatch) {
     auto batch = [&] { forward(tokens + i, std::min(kMaxBatch, n_tokens - i)); };
-    if (n_tokens == 1) scratch_.row_touch.time_step(batch);  // a decoding step
-    else batch();
+    scratch_.row_touch.run(n_tokens, batch);
   }
   return logits_.data();
 }

@@ -20,7 +20,7 @@ std::vector<bool> run(RowTouchTuner& tuner, int n, double with, double without, 
   for (int i = 0; i < n; ++i) {
     const bool touch = tuner.touch();
     modes.push_back(touch);
-    tuner.time_step([&] { fake_now += i == 0 && first > 0 ? first : touch ? with : without; });
+    tuner.run(1, [&] { fake_now += i == 0 && first > 0 ? first : touch ? with : without; });
   }
   return modes;
 }
@@ -66,7 +66,22 @@ TEST(RowTouchTuner, PinnedModeNeverChangesOrReadsTheClock) {
   int steps = 0;
   for (int i = 0; i < 2 * RowTouchTuner::kCycleSteps; ++i) {
     EXPECT_FALSE(tuner.touch());
-    tuner.time_step([&] { ++steps; });
+    tuner.run(1, [&] { ++steps; });
   }
   EXPECT_EQ(steps, 2 * RowTouchTuner::kCycleSteps);
+}
+
+TEST(RowTouchTuner, PromptBatchesAreNeitherTimedNorCounted) {
+  RowTouchTuner tuner([]() -> double { ADD_FAILURE() << "a prompt batch read the clock"; return 0; });
+  for (int i = 0; i < 2 * RowTouchTuner::kCycleSteps; ++i) {
+    EXPECT_TRUE(tuner.touch());  // still the trial's first step
+    tuner.run(2 + i % 30, [] {});
+  }
+}
+
+TEST(RowTouchTuner, OnlyTheTrialStepsReadTheClock) {
+  static int reads = 0;
+  RowTouchTuner tuner([]() -> double { return ++reads; });
+  for (int i = 0; i < 2 * RowTouchTuner::kCycleSteps; ++i) tuner.run(1, [] {});
+  EXPECT_EQ(reads, 2 * 2 * RowTouchTuner::kTrialSteps);  // two reads per timed step, two trials
 }

@@ -132,8 +132,8 @@ struct Table {
                                Relaxed{GgmlType::IQ2_XXS, vec_dot_iq2_xxs_q8_K_relaxed, vec_dot_iq2_xxs_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::IQ2_XS, vec_dot_iq2_xs_q8_K_relaxed, vec_dot_iq2_xs_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::IQ2_S, vec_dot_iq2_s_q8_K_relaxed, vec_dot_iq2_s_q8_K_tokens_relaxed},
-                               Relaxed{GgmlType::IQ3_XXS, nullptr, vec_dot_iq3_xxs_q8_K_tokens_relaxed},
-                               Relaxed{GgmlType::IQ3_S, nullptr, vec_dot_iq3_s_q8_K_tokens_relaxed},
+                               Relaxed{GgmlType::IQ3_XXS, vec_dot_iq3_xxs_q8_K_relaxed, vec_dot_iq3_xxs_q8_K_tokens_relaxed},
+                               Relaxed{GgmlType::IQ3_S, vec_dot_iq3_s_q8_K_relaxed, vec_dot_iq3_s_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::IQ4_XS, vec_dot_iq4_xs_q8_K_relaxed, vec_dot_iq4_xs_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::IQ1_S, vec_dot_iq1_s_q8_K_relaxed, vec_dot_iq1_s_q8_K_tokens_relaxed},
                                // one IQ1_M token: the SIMD-128 kernel (as fast; the same bits)

@@ -17,6 +17,8 @@ float vec_dot_q6_K_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq2_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq2_xs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq2_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
+float vec_dot_iq3_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a);
+float vec_dot_iq3_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq4_xs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq1_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
 // TQ1_0, TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, the IQ1, IQ2 and IQ3 types, IQ4_XS: 1

@@ -76,17 +76,16 @@ struct Iq3sGroups {
   using Block = block_iq3_s;
   static constexpr float kFactor = 1.0f;
   static constexpr int kLevelOffset = 15;  // the largest magnitude
+  // Entry k's 9-bit index: qs[8 ib + k] and bit k of qh[ib].
+  static const uint32_t* grid(const Block& b, int ib, int k) {
+    return &kIq3sGrid[b.qs[8 * ib + k] | ((b.qh[ib] << (8 - k)) & 256)];
+  }
+  static const uint64_t* sign_row(const Block& b, int ib, int l) { return &kSignBytes[b.signs[4 * ib + l]]; }
   static void decode(const Block& b, int ib, v128_t* lo, v128_t* hi) {
-    const uint32_t* grid = kIq3sGrid.data();
-    const uint8_t* qs = b.qs + 8 * ib;
-    const uint32_t h = b.qh[ib];
-    const v128_t g0 = wasm_i32x4_make(grid[qs[0] | ((h << 8) & 256)], grid[qs[1] | ((h << 7) & 256)],
-                                      grid[qs[2] | ((h << 6) & 256)], grid[qs[3] | ((h << 5) & 256)]);
-    const v128_t g1 = wasm_i32x4_make(grid[qs[4] | ((h << 4) & 256)], grid[qs[5] | ((h << 3) & 256)],
-                                      grid[qs[6] | ((h << 2) & 256)], grid[qs[7] | ((h << 1) & 256)]);
-    const uint8_t* s = b.signs + 4 * ib;
-    const v128_t m0 = wasm_i64x2_make(kSignBytes[s[0]], kSignBytes[s[1]]);
-    const v128_t m1 = wasm_i64x2_make(kSignBytes[s[2]], kSignBytes[s[3]]);
+    const auto g = [&](int k) { return *grid(b, ib, k); };
+    const v128_t g0 = wasm_i32x4_make(g(0), g(1), g(2), g(3)), g1 = wasm_i32x4_make(g(4), g(5), g(6), g(7));
+    const v128_t m0 = wasm_i64x2_make(*sign_row(b, ib, 0), *sign_row(b, ib, 1));
+    const v128_t m1 = wasm_i64x2_make(*sign_row(b, ib, 2), *sign_row(b, ib, 3));
     *lo = wasm_i8x16_sub(wasm_v128_xor(g0, m0), m0);
     *hi = wasm_i8x16_sub(wasm_v128_xor(g1, m1), m1);
   }
@@ -94,6 +93,10 @@ struct Iq3sGroups {
 };
 
 }  // namespace
+
+float vec_dot_iq3_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
+  return simd::iq_grid4_vec_dot_relaxed<Iq3sGroups>(n, w, a);
+}
 
 float vec_dot_iq3_s_q8_K_simd(int64_t n, const void* w, const void* a) {
   return simd::iq_groups_vec_dot<Iq3sGroups>(n, w, a);

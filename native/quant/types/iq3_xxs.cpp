@@ -87,14 +87,15 @@ struct Iq3xxsGroups {
   using Block = block_iq3_xxs;
   static constexpr float kFactor = 0.25f;
   static constexpr int kLevelOffset = 62;  // the largest magnitude
+  static const uint32_t* grid(const Block& b, int ib, int k) { return &kIq3xxsGrid[b.qs[8 * ib + k]]; }
+  static const uint64_t* sign_row(const Block& b, int ib, int l) {
+    return &kSignBytesBy7[(group_word(b, ib) >> 7 * l) & 127];
+  }
   static void decode(const Block& b, int ib, v128_t* lo, v128_t* hi) {
-    const uint32_t* grid = kIq3xxsGrid.data();
-    const uint8_t* q3 = b.qs + 8 * ib;
-    const uint32_t aux = group_word(b, ib);
-    const v128_t g0 = wasm_i32x4_make(grid[q3[0]], grid[q3[1]], grid[q3[2]], grid[q3[3]]);
-    const v128_t g1 = wasm_i32x4_make(grid[q3[4]], grid[q3[5]], grid[q3[6]], grid[q3[7]]);
-    const v128_t m0 = wasm_i64x2_make(kSignBytesBy7[aux & 127], kSignBytesBy7[(aux >> 7) & 127]);
-    const v128_t m1 = wasm_i64x2_make(kSignBytesBy7[(aux >> 14) & 127], kSignBytesBy7[(aux >> 21) & 127]);
+    const auto g = [&](int k) { return *grid(b, ib, k); };
+    const v128_t g0 = wasm_i32x4_make(g(0), g(1), g(2), g(3)), g1 = wasm_i32x4_make(g(4), g(5), g(6), g(7));
+    const v128_t m0 = wasm_i64x2_make(*sign_row(b, ib, 0), *sign_row(b, ib, 1));
+    const v128_t m1 = wasm_i64x2_make(*sign_row(b, ib, 2), *sign_row(b, ib, 3));
     *lo = wasm_i8x16_sub(wasm_v128_xor(g0, m0), m0);
     *hi = wasm_i8x16_sub(wasm_v128_xor(g1, m1), m1);
   }
@@ -111,6 +112,10 @@ float vec_dot_iq3_xxs_q8_K_simd(int64_t n, const void* w, const void* a) {
 void vec_dot_iq3_xxs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
                                          float* out, int64_t out_stride) {
   simd::iq_groups_tokens_relaxed<Iq3xxsGroups>(n, w, a, act_stride, n_tokens, out, out_stride);
+}
+
+float vec_dot_iq3_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a) {
+  return simd::iq_grid4_vec_dot_relaxed<Iq3xxsGroups>(n, w, a);
 }
 
 // Against int16 activations, 1 to 4 tokens (62 * 31 fits in int16).

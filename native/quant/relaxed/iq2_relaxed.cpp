@@ -26,9 +26,7 @@ namespace {
 template <typename Codec>
 inline v128_t octet_pair(const Codec& c, int l, const int8_t* q8) {
   const v128_t grid = wasm_v128_load64_lane(c.grid(l + 1), wasm_v128_load64_zero(c.grid(l)), 1);
-  const v128_t m = wasm_v128_load64_lane(c.sign_bytes(l + 1), wasm_v128_load64_zero(c.sign_bytes(l)), 1);
-  const v128_t a = wasm_i8x16_sub(wasm_v128_xor(wasm_v128_load(q8), m), m);
-  return simd::relaxed_dot_i8x16_i7x16(a, grid);
+  return simd::relaxed_dot_i8x16_i7x16(simd::signed_activations(q8, c.sign_bytes(l), c.sign_bytes(l + 1)), grid);
 }
 
 template <typename Codec>

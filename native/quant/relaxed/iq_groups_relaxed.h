@@ -86,9 +86,8 @@ void iq_groups_tokens_relaxed(int64_t n, const void* w, const void* activations,
 // Groups::grid(block, ib, k), the address of entry k (0..7) of group ib;
 // Groups::sign_row(block, ib, l), that of octet l's signs as 8 bytes (0xFF:
 // negative). The magnitudes are the 7-bit operand and the signs go onto the
-// activations, (a ^ m) - m (|a| <= 127 keeps that exact), as in the IQ2
-// kernels. The integer sums and the float end are
-// iq_groups_tokens_relaxed's: the same bits.
+// activations (signed_activations), as in the IQ2 kernels. The integer sums
+// and the float end are iq_groups_tokens_relaxed's: the same bits.
 template <typename Groups>
 float iq_grid4_vec_dot_relaxed(int64_t n, const void* w, const void* activations) {
   static_assert(4 * 62 * 127 < 32768);
@@ -105,9 +104,8 @@ float iq_grid4_vec_dot_relaxed(int64_t n, const void* w, const void* activations
         return wasm_v128_load32_lane(Groups::grid(x[i], ib, 4 * h + 3), g, 3);
       };
       const auto signed_q8 = [&](int h) {
-        const v128_t m = wasm_v128_load64_lane(Groups::sign_row(x[i], ib, 2 * h + 1),
-                                               wasm_v128_load64_zero(Groups::sign_row(x[i], ib, 2 * h)), 1);
-        return wasm_i8x16_sub(wasm_v128_xor(wasm_v128_load(y[i].qs + 32 * ib + 16 * h), m), m);
+        return signed_activations(y[i].qs + 32 * ib + 16 * h, Groups::sign_row(x[i], ib, 2 * h),
+                                  Groups::sign_row(x[i], ib, 2 * h + 1));
       };
       // int16 lanes: four products of at most 62 * 127 each.
       const v128_t p = wasm_i16x8_add(relaxed_dot_i8x16_i7x16(signed_q8(0), grid(0)),

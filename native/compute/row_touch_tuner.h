@@ -46,8 +46,8 @@ class RowTouchTuner {
   static double steady_seconds();
 
  private:
-  // Halves i / 2 of this order are one on and one off step, so step i is
-  // trial i / 2 of its mode.
+  // Steps 2k and 2k + 1 of this order are one on and one off step, so step
+  // i is trial i / 2 of its mode.
   static constexpr std::array<bool, kTrialSteps> kTrialOrder = {true, false, false, true, true, false, false, true};
   void record(double seconds);
   void advance() {

@@ -1,8 +1,8 @@
 // The relaxed kernels of the i-quants made of 8 groups of 32 signed weights
 // with one scale each (iq_groups_kernel.h's Groups: IQ3_XXS, IQ3_S, IQ4_XS)
-// on the relaxed 8-bit dot (wasm builds only), for up to kMaxWideTokens
-// tokens of int8 Q8_K activations as they are, the weights decoded once per
-// block. The weights must become the dot's 7-bit operand:
+// on the relaxed 8-bit dot (wasm builds only). The prompt kernel takes up to
+// kMaxWideTokens tokens of int8 Q8_K activations as they are, the weights
+// decoded once per block. The weights must become the dot's 7-bit operand:
 // - IQ3 (Groups::kLevelOffset > 0): the weights plus kLevelOffset (their
 //   largest magnitude); the offset of every weight comes out at once as
 //   kLevelOffset * (the scales times the block's sums of 16 activations).

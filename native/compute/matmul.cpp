@@ -21,6 +21,7 @@ constexpr int64_t kRowsPerTask = 64;
 // in cache), the kernels' own loads are too few in flight to stream the
 // weights; a burst of plain loads over the next group is.
 constexpr int64_t kTouchRows = 16;
+static_assert(kTouchRows % kTileRows == 0, "a tile's rows are touched in one burst");
 // Tokens per inner tile in matmul: their activations stay in L1/L2 while a
 // weight row is reused against them.
 constexpr int64_t kTokenTile = 8;
@@ -99,10 +100,25 @@ void touch_rows(const WeightMatrix& w, int64_t from) {
 // Rows [r0, r1) of w for all n_tokens, touching rows ahead if `touch`. The
 // SIMD path (t.vec_dot_wide and `wide` non-null): each weight row is unpacked
 // once per group of up to t.wide_tokens tokens against activations widened
-// to int16; else one vec_dot per row and token.
+// to int16, kTileRows rows at a time where the type has a tile kernel; else
+// one vec_dot per row and token.
 void run_rows(const QuantTraits& t, VecDotFn dot, const WeightMatrix& w, int64_t r0, int64_t r1, const uint8_t* act,
               uint64_t act_bytes, const uint8_t* wide, uint64_t wide_bytes, int64_t n_tokens, float* y, bool touch) {
   const auto* weights = static_cast<const uint8_t*>(w.data);
+  if (wide && t.vec_dot_tile) {  // kTileRows rows at a time
+    for (int64_t t0 = 0; t0 < n_tokens; t0 += kWideTokenTile) {
+      const int64_t t1 = std::min(n_tokens, t0 + kWideTokenTile);
+      for (int64_t r = r0; r < r1; r += kTileRows) {
+        if (touch && t0 == 0 && (r - r0) % kTouchRows == 0) touch_rows(w, r + kTouchRows);
+        const int n_rows = static_cast<int>(std::min<int64_t>(kTileRows, r1 - r));
+        for (int64_t tok = t0; tok < t1; tok += t.wide_tokens)
+          t.vec_dot_tile(w.cols, weights + r * w.row_bytes, static_cast<int64_t>(w.row_bytes), n_rows,
+                         wide + tok * wide_bytes, static_cast<int64_t>(wide_bytes),
+                         static_cast<int>(std::min<int64_t>(t.wide_tokens, t1 - tok)), y + tok * w.rows + r, w.rows);
+      }
+    }
+    return;
+  }
   if (wide) {
     for (int64_t t0 = 0; t0 < n_tokens; t0 += kWideTokenTile) {
       const int64_t t1 = std::min(n_tokens, t0 + kWideTokenTile);

@@ -158,14 +158,17 @@ struct Table {
       struct Group {
         GgmlType type;
         VecDotWideFn dot;
+        VecDotTileFn tile;
         WideForm form;
       };
-      for (const Group& g : {Group{GgmlType::Q4_0, vec_dot_q4_0_q8_0g_relaxed, WideForm::Q8_0Groups},
-                             Group{GgmlType::Q5_0, vec_dot_q5_0_q8_0g_relaxed, WideForm::Q8_0Groups},
-                             Group{GgmlType::Q4_1, vec_dot_q4_1_q8_1g_relaxed, WideForm::Q8_1Groups},
-                             Group{GgmlType::MXFP4, vec_dot_mxfp4_q8_0g_relaxed, WideForm::Q8_0Groups}}) {
+      for (const Group& g :
+           {Group{GgmlType::Q4_0, vec_dot_q4_0_q8_0g_relaxed, vec_dot_q4_0_q8_0g_tile_relaxed, WideForm::Q8_0Groups},
+            Group{GgmlType::Q5_0, vec_dot_q5_0_q8_0g_relaxed, vec_dot_q5_0_q8_0g_tile_relaxed, WideForm::Q8_0Groups},
+            Group{GgmlType::Q4_1, vec_dot_q4_1_q8_1g_relaxed, vec_dot_q4_1_q8_1g_tile_relaxed, WideForm::Q8_1Groups},
+            Group{GgmlType::MXFP4, vec_dot_mxfp4_q8_0g_relaxed, vec_dot_mxfp4_q8_0g_tile_relaxed, WideForm::Q8_0Groups}}) {
         QuantTraits& t = rows[static_cast<int>(g.type)];
         t.vec_dot_wide = g.dot;
+        t.vec_dot_tile = g.tile;
         t.wide_form = g.form;
         t.wide_tokens = kMaxWideTokens;
         t.wide_one_token = true;

@@ -19,6 +19,13 @@ using VecDotFn = float (*)(int64_t n, const void* weights, const void* activatio
 using VecDotWideFn = void (*)(int64_t n, const void* weights, const void* activations, int64_t act_stride,
                               int n_tokens, float* out, int64_t out_stride);
 
+// Up to kTileRows weight rows (row r at weights + r * row_bytes) against 1 to
+// QuantTraits::wide_tokens tokens: out[t * out_stride + r], each row the
+// bits vec_dot_wide gives it alone.
+constexpr int kTileRows = 4;
+using VecDotTileFn = void (*)(int64_t n, const void* weights, int64_t row_bytes, int n_rows, const void* activations,
+                              int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
+
 struct QuantTraits {
   GgmlType type;
   ToFloatFn to_float;      // nullptr: this type cannot be dequantized yet
@@ -38,6 +45,9 @@ struct QuantTraits {
   // Whether one token goes through vec_dot_wide too; false where vec_dot is
   // faster for one token (it must give the same bits).
   bool wide_one_token = true;
+  // vec_dot_wide over kTileRows rows at once where a kernel has that form
+  // (the rows share each token's activations); nullptr: row by row.
+  VecDotTileFn vec_dot_tile = nullptr;
   // SIMD builds: a faster from_float giving the same bytes; nullptr: none.
   FromFloatFn from_float_fast = nullptr;
 };

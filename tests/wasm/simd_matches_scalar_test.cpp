@@ -140,6 +140,62 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
   EXPECT_EQ(checked, 12 + 1 /*BF16*/ + 1 /*IQ4_XS*/ + 3 /*TQ1_0, TQ2_0, MXFP4*/ + 3 /*IQ2_XXS, IQ2_XS, IQ2_S*/ + 4 /*IQ3_XXS, IQ3_S, IQ1_S, IQ1_M*/);
 }
 
+// The tile kernels (up to kTileRows rows at once, what matmul uses for the
+// types that have one): each row's result is, to the bit, what vec_dot_wide
+// gives that row alone, for every row count (a matrix's last rows) and token
+// count, with a partial last group of blocks.
+TEST(SimdKernels, EveryTileGivesEachRowTheBitsOfThatRowAlone) {
+  std::mt19937 rng(7);
+  int checked = 0;
+  for (uint32_t id = 0; id < 64; ++id) {
+    const GgmlTypeInfo* info = ggml_type_info(id);
+    if (!info) continue;
+    const QuantTraits& t = quant_traits(info->type);
+    if (!t.vec_dot_tile) continue;
+    ASSERT_TRUE(t.vec_dot_wide);
+    ASSERT_TRUE(t.wide_one_token) << info->name << ": matmul tiles one token's rows too";
+    for (int64_t n : {32, 160, 224, 4096}) {  // 1, 5, 7 and 128 blocks
+      const uint64_t row_bytes = *ggml_nbytes(info->type, n), q_bytes = *ggml_nbytes(t.vec_dot_type, n),
+                     wide_bytes = wide_activation_bytes(t.wide_form, n);
+      std::vector<uint8_t> w;
+      for (int r = 0; r < kTileRows; ++r) {
+        std::vector<uint8_t> row = random_weights(info->type, n, rng);
+        w.insert(w.end(), row.begin(), row.begin() + row_bytes);
+      }
+      w.resize(w.size() + 16);
+      std::vector<uint8_t> qa(q_bytes), wide(wide_bytes * kMaxWideTokens + 16);
+      for (int tok = 0; tok < kMaxWideTokens; ++tok) {
+        std::vector<float> a = random_floats(n, rng);
+        quant_traits(t.vec_dot_type).from_float(a.data(), qa.data(), n);
+        widen_activations(t.wide_form, qa.data(), wide.data() + tok * wide_bytes, n);
+      }
+      for (int n_rows = 1; n_rows <= kTileRows; ++n_rows)
+        for (int n_tokens : {1, 2, 5, 16}) {
+          const int64_t stride = kTileRows + 1;
+          std::vector<float> out(n_tokens * stride, NAN);
+          t.vec_dot_tile(n, w.data(), static_cast<int64_t>(row_bytes), n_rows, wide.data(),
+                         static_cast<int64_t>(wide_bytes), n_tokens, out.data(), stride);
+          for (int tok = 0; tok < n_tokens; ++tok)
+            for (int r = 0; r < kTileRows + 1; ++r) {
+              SCOPED_TRACE(std::string(info->name) + " n=" + std::to_string(n) + " rows=" + std::to_string(n_rows) +
+                           " tokens=" + std::to_string(n_tokens) + " token " + std::to_string(tok) + " row " +
+                           std::to_string(r));
+              if (r >= n_rows) {  // past the tile's rows: untouched
+                EXPECT_TRUE(std::isnan(out[tok * stride + r]));
+                continue;
+              }
+              float alone;
+              t.vec_dot_wide(n, w.data() + r * row_bytes, wide.data() + tok * wide_bytes,
+                             static_cast<int64_t>(wide_bytes), 1, &alone, 0);
+              EXPECT_EQ(out[tok * stride + r], alone);
+            }
+        }
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, relaxed_simd_active() ? 4 /*Q4_0, Q5_0, Q4_1, MXFP4*/ : 0);
+}
+
 // MXFP4 rows whose scales take every exponent of a range, the two below the
 // normal floats included (2^-128, 2^-127) and up to 2^103, through the kernel matmul picks
 // for one token and for 4: each result near the scalar reference's.

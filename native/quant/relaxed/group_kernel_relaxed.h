@@ -1,18 +1,25 @@
 // The relaxed-SIMD kernel shared by the 32-weight types with unsigned levels
 // (Q4_0, Q5_0: w = d (q - offset); Q4_1: w = d q + m; MXFP4: its signed
-// table values plus 12, offset 12), for 1 to
-// kMaxWideTokens tokens. The levels (0..31) are the 7-bit operand of the
-// 8-bit dot and the int8 activations the other, so a block's 32 products take
-// two dots into int16 lanes (|sum| <= 4 * 127 * 31) and one widening add.
-// Once the dot is this cheap, the float work per block and token dominates
-// (convert, scale, add), so it is done for 4 blocks at once: their integer
-// dots are reduced into the 4 lanes of one vector (hsum4_i32), block 4g + k
-// in lane k, and
+// table values plus 12, offset 12), for 1 to kMaxWideTokens tokens. The
+// levels (0..31) are the 7-bit operand of the 8-bit dot and the int8
+// activations the other, so a block's 32 products take two dots into int16
+// lanes (|sum| <= 4 * 127 * 31) and one widening add. Once the dot is this
+// cheap, the float work per block and token dominates (convert, scale, add),
+// so it is done for 4 integer dots at once, reduced into the 4 lanes of one
+// vector, and
 //   offset types: acc += float(dot - offset * sum(a)) * (d_w * d_a)
 //   min types:    acc += float(dot) * (d_w * d_a) + m_w * s_a
-// lane by lane; the result is the sum of acc's lanes. Each token gets exactly
-// that arithmetic whatever the number of tokens in the call, so a batched
-// prompt gives the bits of token-by-token decoding.
+// lane by lane. A row's result is the sum of 4 partial sums, block 4g + k
+// going to partial k, added as (p0 + p2) + (p1 + p3).
+//
+// One token (decoding) takes a row at a time, its 4 blocks of a group in the
+// lanes (one vector of partial sums): it reads the row straight through.
+// Several tokens (prompts) take a tile of kTileRows rows at once, the rows in
+// the lanes: per block and token, the 4 rows' dots share the token's 32
+// activations, and each token keeps one vector per k. Either way every row
+// and token gets exactly that arithmetic, whatever the number of tokens and
+// the rows beside it, so a batched prompt gives the bits of token-by-token
+// decoding.
 //
 // Levels (one per type) provides: Block; kOffset (0 for the min types);
 // kMaxLevel, its largest level; levels(block, &lo, &hi), the levels of
@@ -26,6 +33,7 @@
 #include <type_traits>
 
 #include "quant/blocks.h"
+#include "quant/quant_traits.h"
 #include "quant/quant_types.h"
 #include "quant/relaxed/relaxed_simd.h"
 #include "quant/simd128.h"
@@ -40,7 +48,7 @@ struct RelaxedGroups {
   static constexpr bool kHasMin = Levels::kOffset == 0;
   static_assert(Levels::kOffset >= 0 && Levels::kOffset <= 63 && Levels::kMaxLevel <= 63);
   // Where 16 products of a level and an activation (|a| <= 127, as Q8_0
-  // quantization gives) fit int16, the 4 blocks' dots are summed in int16
+  // quantization gives) fit int16, the 4 dots are summed in int16
   // lanes before they widen (13 vector ops against 17 and 4 constant loads).
   static constexpr bool kInt16Sums = 16 * 127 * Levels::kMaxLevel <= 32767;
 
@@ -55,8 +63,9 @@ struct RelaxedGroups {
   }
   using Act = std::conditional_t<kHasMin, group_q8_1r, group_q8_0r>;
 
-  // The integer dots of 4 blocks, each as the int16x8 that relaxed_dot32
-  // gives (4 products per lane), reduced to block k's sum in lane k.
+  // The integer dots of 4 blocks (or 4 rows' dots of a block), each as the
+  // int16x8 that relaxed_dot32 gives (4 products per lane), reduced to the
+  // k-th one's sum in lane k.
   static v128_t sum_blocks(v128_t a, v128_t b, v128_t c, v128_t d) {
     if constexpr (kInt16Sums) {
       // Lanes a b a b ... (8 products each), then a b c d a b c d (16).
@@ -143,35 +152,120 @@ struct RelaxedGroups {
     }
   }
 
-  static void dot(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
-                  int64_t out_stride) {
-    const auto* x = static_cast<const Block*>(w);
-    const int64_t nb = n / QK8_0, full = nb / 4;
-    const int tail = static_cast<int>(nb % 4);
-    if (n_tokens == 1) {
-      const auto* y = static_cast<const Act*>(a);
-      v128_t acc = wasm_f32x4_splat(0);
-      for (const Block* end = x + 4 * full; x != end; x += 4, ++y) acc = add_block_group(acc, x, *y);
-      if (tail) {
-        Group grp;
-        load(x, tail, grp);
-        acc = add_group(acc, grp, *y);
-      }
-      out[0] = hsum_f32(acc);
+  // One block of a tile's rows: their levels, and their scales and mins in
+  // lanes.
+  struct Column {
+    v128_t lo[kTileRows], hi[kTileRows];
+    v128_t d, m;
+  };
+  static void load_column(const Block* const* x, int64_t i, Column& c) {
+    for (int r = 0; r < kTileRows; ++r) Levels::levels(x[r][i], &c.lo[r], &c.hi[r]);
+    c.d = lanes(Levels::scale_at(x[0][i]), Levels::scale_at(x[1][i]), Levels::scale_at(x[2][i]),
+                Levels::scale_at(x[3][i]));
+    if constexpr (kHasMin)
+      c.m = lanes(Levels::min_at(x[0][i]), Levels::min_at(x[1][i]), Levels::min_at(x[2][i]), Levels::min_at(x[3][i]));
+  }
+
+  // acc + the float end of block k (of 4) of a token's group y against a
+  // column: add_dots with the rows in the lanes.
+  template <int k>
+  static v128_t add_column(v128_t acc, const Column& c, const Act& y) {
+    const v128_t a0 = wasm_v128_load(y.qs + QK8_0 * k), a1 = wasm_v128_load(y.qs + QK8_0 * k + 16);
+    v128_t dots[kTileRows];
+    for (int r = 0; r < kTileRows; ++r)
+      dots[r] = wasm_i16x8_add(relaxed_dot_i8x16_i7x16(a0, c.lo[r]), relaxed_dot_i8x16_i7x16(a1, c.hi[r]));
+    v128_t q = sum_blocks(dots[0], dots[1], dots[2], dots[3]);
+    const v128_t scale = wasm_f32x4_mul(c.d, wasm_v128_load32_splat(&y.d[k]));
+    if constexpr (kHasMin) {
+      return wasm_f32x4_add(acc, wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), scale),
+                                                wasm_f32x4_mul(c.m, wasm_v128_load32_splat(&y.s[k]))));
+    } else {
+      // opaque: else clang splats offset * -sum after negating it, in 5 ops
+      q = wasm_i32x4_sub(q, offset_times(opaque(wasm_v128_load32_splat(&y.sums[k]))));
+      return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), scale));
+    }
+  }
+
+  // Rows r < n_rows (1..kTileRows) at w + r * row_bytes against 2 to
+  // kMaxWideTokens tokens: out[t * out_stride + r]. Missing rows repeat the
+  // last one, their lanes unused. Each column's levels are unpacked once for
+  // all the tokens; the partial sums live in memory (V8 has 16 vector
+  // registers).
+  static void tile(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a, int64_t act_stride,
+                   int n_tokens, float* out, int64_t out_stride) {
+    if (n_tokens == 1) {  // a row at a time
+      for (int r = 0; r < n_rows; ++r)
+        dot(n, static_cast<const uint8_t*>(w) + r * row_bytes, a, act_stride, 1, out + r, 0);
       return;
     }
-    // Each group's levels are unpacked once for all the tokens; the
-    // accumulators live in memory (16 would not fit V8's registers).
-    v128_t acc[kMaxWideTokens];
-    for (int t = 0; t < n_tokens; ++t) acc[t] = wasm_f32x4_splat(0);
-    for (int64_t g = 0; g < full + (tail ? 1 : 0); ++g) {
-      Group grp;
-      load(x + 4 * g, g < full ? 4 : tail, grp);
-      for_tokens(n_tokens, static_cast<const uint8_t*>(a) + g * sizeof(Act), act_stride, [&](int t, const uint8_t* y) {
-        acc[t] = add_group(acc[t], grp, *reinterpret_cast<const Act*>(y));
+    const Block* x[kTileRows];
+    for (int r = 0; r < kTileRows; ++r)
+      x[r] = reinterpret_cast<const Block*>(static_cast<const uint8_t*>(w) + (r < n_rows ? r : n_rows - 1) * row_bytes);
+    const auto* act = static_cast<const uint8_t*>(a);
+    v128_t part[kMaxWideTokens][4];  // token t's partial sums k, the rows in the lanes
+    const v128_t zero = opaque(wasm_f32x4_splat(0));  // opaque: else clang calls memset (a byte loop in wasm)
+    for (int t = 0; t < n_tokens; ++t)
+      for (int k = 0; k < 4; ++k) part[t][k] = zero;
+    // Block 4 g + k of the rows against every token; k a constant, so that
+    // its offsets in the activations' groups and the partial sums are too.
+    const auto column = [&](int64_t g, auto k) {
+      Column c;
+      load_column(x, 4 * g + k, c);
+      for_tokens(n_tokens, act + g * sizeof(Act), act_stride, [&](int t, const uint8_t* y) {
+        part[t][k] = add_column<k>(part[t][k], c, *reinterpret_cast<const Act*>(y));
       });
+    };
+    using K0 = std::integral_constant<int, 0>;
+    using K1 = std::integral_constant<int, 1>;
+    using K2 = std::integral_constant<int, 2>;
+    using K3 = std::integral_constant<int, 3>;
+    const int64_t nb = n / QK8_0, full = nb / 4, tail = nb % 4;
+    for (int64_t g = 0; g < full; ++g) {
+      column(g, K0{});
+      column(g, K1{});
+      column(g, K2{});
+      column(g, K3{});
     }
-    for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = hsum_f32(acc[t]);
+    // A partial last group: its missing blocks would add zeros.
+    if (tail > 0) column(full, K0{});
+    if (tail > 1) column(full, K1{});
+    if (tail > 2) column(full, K2{});
+    for (int t = 0; t < n_tokens; ++t) {
+      // hsum_f32's order: (p0 + p2) + (p1 + p3)
+      const v128_t sum = wasm_f32x4_add(wasm_f32x4_add(part[t][0], part[t][2]), wasm_f32x4_add(part[t][1], part[t][3]));
+      float* o = out + t * out_stride;
+      if (n_rows == kTileRows) {
+        wasm_v128_store(o, sum);
+      } else {
+        alignas(16) float lane[kTileRows];
+        wasm_v128_store(lane, sum);
+        for (int r = 0; r < n_rows; ++r) o[r] = lane[r];
+      }
+    }
+  }
+
+  // One row (QuantTraits::vec_dot_wide): one token through its groups,
+  // several as a tile of that row alone.
+  static void dot(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
+                  int64_t out_stride) {
+    if (n_tokens > 1) {
+      float rows[kMaxWideTokens];
+      tile(n, w, 0, 1, a, act_stride, n_tokens, rows, 1);
+      for (int t = 0; t < n_tokens; ++t) out[t * out_stride] = rows[t];
+      return;
+    }
+    const auto* x = static_cast<const Block*>(w);
+    const auto* y = static_cast<const Act*>(a);
+    const int64_t nb = n / QK8_0, full = nb / 4;
+    const int tail = static_cast<int>(nb % 4);
+    v128_t acc = wasm_f32x4_splat(0);
+    for (const Block* end = x + 4 * full; x != end; x += 4, ++y) acc = add_block_group(acc, x, *y);
+    if (tail) {
+      Group grp;
+      load(x, tail, grp);
+      acc = add_group(acc, grp, *y);
+    }
+    out[0] = hsum_f32(acc);
   }
 };
 

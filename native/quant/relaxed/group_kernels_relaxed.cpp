@@ -84,25 +84,20 @@ struct MxFp4Levels {
 
 }  // namespace
 
-void vec_dot_mxfp4_q8_0g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
-                                 int64_t out_stride) {
-  simd::RelaxedGroups<MxFp4Levels>::dot(n, w, a, act_stride, n_tokens, out, out_stride);
-}
-
-void vec_dot_q4_0_q8_0g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
-                                int64_t out_stride) {
-  simd::RelaxedGroups<Q4_0Levels>::dot(n, w, a, act_stride, n_tokens, out, out_stride);
-}
-
-void vec_dot_q5_0_q8_0g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
-                                int64_t out_stride) {
-  simd::RelaxedGroups<Q5_0Levels>::dot(n, w, a, act_stride, n_tokens, out, out_stride);
-}
-
-void vec_dot_q4_1_q8_1g_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
-                                int64_t out_stride) {
-  simd::RelaxedGroups<Q4_1Levels>::dot(n, w, a, act_stride, n_tokens, out, out_stride);
-}
+#define WASMLM_DEFINE_RELAXED_GROUP_DOT(name, Levels)                                                              \
+  void vec_dot_##name##_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out, \
+                                int64_t out_stride) {                                                              \
+    simd::RelaxedGroups<Levels>::dot(n, w, a, act_stride, n_tokens, out, out_stride);                              \
+  }                                                                                                                \
+  void vec_dot_##name##_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,         \
+                                     int64_t act_stride, int n_tokens, float* out, int64_t out_stride) {           \
+    simd::RelaxedGroups<Levels>::tile(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);          \
+  }
+WASMLM_DEFINE_RELAXED_GROUP_DOT(q4_0_q8_0g, Q4_0Levels)
+WASMLM_DEFINE_RELAXED_GROUP_DOT(q5_0_q8_0g, Q5_0Levels)
+WASMLM_DEFINE_RELAXED_GROUP_DOT(q4_1_q8_1g, Q4_1Levels)
+WASMLM_DEFINE_RELAXED_GROUP_DOT(mxfp4_q8_0g, MxFp4Levels)
+#undef WASMLM_DEFINE_RELAXED_GROUP_DOT
 
 }  // namespace wasmlm
 #endif

@@ -47,9 +47,13 @@ WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq1_m)
 // The 32-weight types with unsigned levels (MXFP4: offset) against grouped int8 activations
 // (group_q8_0r, group_q8_1r in wide_activations.h), 1 to kMaxWideTokens
 // tokens per pass (QuantTraits::vec_dot_wide; group_kernel_relaxed.h).
+// vec_dot_*_tile_relaxed: up to 4 rows at once (QuantTraits::vec_dot_tile), the
+// same bits per row.
 #define WASMLM_DECLARE_RELAXED_GROUP_DOT(name)                                                                   \
   void vec_dot_##name##_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out, \
-                                int64_t out_stride);
+                                int64_t out_stride);                                                             \
+  void vec_dot_##name##_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,        \
+                                     int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
 WASMLM_DECLARE_RELAXED_GROUP_DOT(q4_0_q8_0g)
 WASMLM_DECLARE_RELAXED_GROUP_DOT(q5_0_q8_0g)
 WASMLM_DECLARE_RELAXED_GROUP_DOT(q4_1_q8_1g)

@@ -179,7 +179,8 @@ int main(int argc, char** argv) {
     scratch.row_touch.pin(false);
     row.untouched = gbps(pool1, KernelChoice::Best);
     scratch.row_touch.pin(true);
-    // The kernel matvec uses, on 32 rows that stay in L1/L2: its compute-bound speed.
+    // The kernel matvec uses (a tile of rows at a time where the type has one), on
+    // 32 rows that stay in L1/L2: its compute-bound speed.
     {
       const QuantTraits& t = quant_traits(type);
       const uint64_t row_bytes = *ggml_nbytes(type, kDim);
@@ -193,7 +194,16 @@ int main(int argc, char** argv) {
       }
       float sink = 0;
       const double secs = best_time([&] {
-        for (int k = 0; k < 64; ++k)
+        for (int k = 0; k < 64; ++k) {
+          if (use_wide && t.vec_dot_tile) {
+            for (int r = 0; r < 32; r += kTileRows) {
+              float out[kTileRows];
+              t.vec_dot_tile(kDim, mats.front().data() + r * row_bytes, static_cast<int64_t>(row_bytes), kTileRows,
+                             wide.data(), 0, 1, out, 0);
+              sink += out[0];
+            }
+            continue;
+          }
           for (int r = 0; r < 32; ++r) {
             const uint8_t* row = mats.front().data() + r * row_bytes;
             float out;
@@ -203,6 +213,7 @@ int main(int argc, char** argv) {
               out = t.vec_dot(kDim, row, act.data());
             sink += out;
           }
+        }
       });
       if (sink == 42) std::printf(" ");
       row.in_cache = double(row_bytes) * 32 * 64 / secs / 1e9;

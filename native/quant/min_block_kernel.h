@@ -34,10 +34,8 @@ void vec_dot_min_blocks_q8_1w(int64_t n, const Block* x, const void* a, int64_t 
   // arithmetic, so results do not depend on how tokens are grouped.
   v128_t acc[kMaxWideTokens];
   float mins[kMaxWideTokens];
-  for (int t = 0; t < n_tokens; ++t) {
-    acc[t] = wasm_f32x4_splat(0);
-    mins[t] = 0;
-  }
+  zero_fill(acc, n_tokens);
+  zero_fill(mins, n_tokens);
   for (int64_t i = 0; i < n / 32; ++i) {
     v128_t w[4];
     unpack(x[i], w);

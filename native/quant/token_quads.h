@@ -19,9 +19,8 @@ namespace wasmlm::simd {
 // lanes past n_tokens (to a multiple of 4), which hsum4_i32 reads, at zero.
 inline void start_quads(v128_t* sums, int n_tokens, std::initializer_list<v128_t*> ints) {
   const int padded = (n_tokens + 3) / 4 * 4;
-  for (int q = 0; q < padded / 4; ++q) sums[q] = wasm_f32x4_splat(0);
-  for (v128_t* isum : ints)
-    for (int t = n_tokens; t < padded; ++t) isum[t] = wasm_i32x4_splat(0);
+  zero_fill(sums, padded / 4);
+  for (v128_t* isum : ints) zero_fill(isum + n_tokens, padded - n_tokens);
 }
 
 // f(t, row) for every token t < n_tokens, row = first + t * act_stride

@@ -203,9 +203,7 @@ struct RelaxedGroups {
       x[r] = reinterpret_cast<const Block*>(static_cast<const uint8_t*>(w) + (r < n_rows ? r : n_rows - 1) * row_bytes);
     const auto* act = static_cast<const uint8_t*>(a);
     v128_t part[kMaxWideTokens][4];  // token t's partial sums k, the rows in the lanes
-    const v128_t zero = opaque(wasm_f32x4_splat(0));  // opaque: else clang calls memset (a byte loop in wasm)
-    for (int t = 0; t < n_tokens; ++t)
-      for (int k = 0; k < 4; ++k) part[t][k] = zero;
+    zero_fill(&part[0][0], 4 * n_tokens);
     // Block 4 g + k of the rows against every token; k a constant, so that
     // its offsets in the activations' groups and the partial sums are too.
     const auto column = [&](int64_t g, auto k) {

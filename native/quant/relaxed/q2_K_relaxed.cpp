@@ -44,6 +44,7 @@ void vec_dot_q2_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* acti
   const auto* x = static_cast<const block_q2_K*>(w);
   const auto* a = static_cast<const uint8_t*>(activations);
   const v128_t m4 = wasm_i16x8_splat(0x0F);
+  const v128_t zero = simd::opaque(wasm_i32x4_splat(0));  // a known zero's stores became a call to memset
   v128_t sum[kMaxWideTokens / 4], isum[kMaxWideTokens], mins[kMaxWideTokens];
   simd::start_quads(sum, n_tokens, {isum, mins});
   for (int64_t i = 0; i < n / QK_K; ++i) {
@@ -52,7 +53,7 @@ void vec_dot_q2_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* acti
     const v128_t min_lo = wasm_u16x8_shr(lo, 4), min_hi = wasm_u16x8_shr(hi, 4);
     simd::for_tokens(n_tokens, a + i * sizeof(block_q8_K), act_stride, [&](int t, const uint8_t* row) {
       const auto& y = *reinterpret_cast<const block_q8_K*>(row);
-      isum[t] = wasm_i32x4_splat(0);
+      isum[t] = zero;
       mins[t] = wasm_i32x4_add(wasm_i32x4_dot_i16x8(min_lo, wasm_v128_load(y.bsums)),
                                wasm_i32x4_dot_i16x8(min_hi, wasm_v128_load(y.bsums + 8)));
     });

@@ -62,10 +62,10 @@ void vec_dot_q3_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* acti
   const auto* a = static_cast<const uint8_t*>(activations);
   float sum[kMaxWideTokens];
   v128_t isum[kMaxWideTokens];
-  for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
+  simd::zero_fill(sum, n_tokens);
   for (int64_t i = 0; i < n / QK_K; ++i) {
     const simd::Q3KParts p(x[i]);
-    for (int t = 0; t < n_tokens; ++t) isum[t] = wasm_i32x4_splat(0);
+    simd::zero_fill(isum, n_tokens);
     q3_K_half_tokens<0>(x[i].qs, p.hm0, p.hm1, p.sc_lo, a, i, act_stride, n_tokens, isum);
     q3_K_half_tokens<1>(x[i].qs + 32, p.hm0, p.hm1, p.sc_hi, a, i, act_stride, n_tokens, isum);
     const float d = fp16_to_fp32_fast(x[i].d);

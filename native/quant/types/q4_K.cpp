@@ -138,7 +138,7 @@ void q4_K_tokens(int64_t nb, const block_q4_K* x, const uint8_t* a, int64_t act_
   const v128_t m4 = wasm_i16x8_splat(0x0F);
   float sum[kMaxWideTokens];
   v128_t isum[kMaxWideTokens];
-  for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
+  simd::zero_fill(sum, n_tokens);
   auto row = [&](int t) { return reinterpret_cast<const block_q8_Kw*>(a + t * act_stride); };
   for (int64_t i = 0; i < nb; ++i) {
     const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);

@@ -198,7 +198,7 @@ void q6_K_tokens(int64_t nb, const block_q6_K* x, const uint8_t* a, int64_t act_
                  int64_t out_stride) {
   float sum[kMaxWideTokens];
   v128_t isum[kMaxWideTokens];
-  for (int t = 0; t < n_tokens; ++t) sum[t] = 0;
+  simd::zero_fill(sum, n_tokens);
   auto row = [&](int t) { return reinterpret_cast<const block_q8_Kw*>(a + t * act_stride); };
   for (int64_t i = 0; i < nb; ++i) {
     const uint8_t* ql = x[i].ql;

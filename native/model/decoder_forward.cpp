@@ -171,7 +171,7 @@ void DecoderContext::feed_forward(const DecoderLayer& L, const float* in, int n)
     if (gelu) {
       for (uint64_t i = 0; i < ff; ++i) out[i] = gelu_ggml(g[i]) * u[i];
     } else {
-      for (uint64_t i = 0; i < ff; ++i) out[i] = silu(g[i]) * u[i];
+      silu_mul(out, g, u, ff);
     }
   });
   matmul(L.w_down, hb_.data(), n, xb_.data(), pool_, scratch_, kernels_);

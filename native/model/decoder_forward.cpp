@@ -212,7 +212,13 @@ void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0) {
     }
     project_qkv(L, in, n);
     position_qk(l, n);
-    for (int t = 0; t < n; ++t) kv_.store(l, pos0 + t, &k_[t * h.kv_dim()], &v_[t * h.kv_dim()]);
+    // A task per token: the cache's stores (F16 rounding) were a serial part
+    // of every layer of a prompt batch.
+    bool nonfinite[kMaxBatch];
+    pool_.parallel_for(n, [&](int t, int) {
+      nonfinite[t] = kv_.write(l, pos0 + t, &k_[t * h.kv_dim()], &v_[t * h.kv_dim()]);
+    });
+    for (int t = 0; t < n; ++t) kv_.stored(l, pos0 + t, nonfinite[t]);
     attention(l, pos0, n);
     matmul(L.wo, xb2_.data(), n, xb_.data(), pool_, scratch_, kernels_);
     // Into the residual stream, and the feed-forward's input norm.

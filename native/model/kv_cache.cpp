@@ -80,7 +80,7 @@ void KvCache::for_each_value(uint32_t layer, uint32_t pos, F&& f) const {
   }
 }
 
-void KvCache::store(uint32_t layer, uint32_t pos, const float* k, const float* v) {
+bool KvCache::write(uint32_t layer, uint32_t pos, const float* k, const float* v) {
   const Layer& L = layers_[layer];
   bool special = false;
   if (type_ == KvCacheType::Q8_0) {
@@ -105,7 +105,12 @@ void KvCache::store(uint32_t layer, uint32_t pos, const float* k, const float* v
       special |= !std::isfinite(k[i]) || !std::isfinite(v[i]);
     });
   }
-  if (special) nonfinite_[layer] = true;
+  return special;
+}
+
+void KvCache::stored(uint32_t layer, uint32_t pos, bool nonfinite) {
+  const Layer& L = layers_[layer];
+  if (nonfinite) nonfinite_[layer] = true;
   if (L.capacity < n_ctx_ && pos >= L.capacity) ring_oldest_ = std::max(ring_oldest_, pos + 1 - L.capacity);
 }
 

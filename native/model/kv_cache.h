@@ -62,7 +62,13 @@ class KvCache {
   uint64_t bytes() const;
 
   // Writes the k and v rows (kv_dim values each) of `pos`.
-  void store(uint32_t layer, uint32_t pos, const float* k, const float* v);
+  void store(uint32_t layer, uint32_t pos, const float* k, const float* v) { stored(layer, pos, write(layer, pos, k, v)); }
+  // store in two steps, so that several threads can write a batch's
+  // positions at once: write changes only the values of `pos` (distinct
+  // positions share no memory) and returns whether one of them is an inf or
+  // a NaN; stored then records that, and the position, for the layer.
+  bool write(uint32_t layer, uint32_t pos, const float* k, const float* v);
+  void stored(uint32_t layer, uint32_t pos, bool nonfinite);
   // A head's keys (laid out by key_index) and values (slot s at s *
   // head_dim), in the cache's type.
   const float* k32(uint32_t layer, uint32_t kvh) const { return &k32_[head_at(layer, kvh)]; }

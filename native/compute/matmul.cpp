@@ -105,29 +105,22 @@ void touch_rows(const WeightMatrix& w, int64_t from) {
 void run_rows(const QuantTraits& t, VecDotFn dot, const WeightMatrix& w, int64_t r0, int64_t r1, const uint8_t* act,
               uint64_t act_bytes, const uint8_t* wide, uint64_t wide_bytes, int64_t n_tokens, float* y, bool touch) {
   const auto* weights = static_cast<const uint8_t*>(w.data);
-  if (wide && t.vec_dot_tile) {  // kTileRows rows at a time
-    for (int64_t t0 = 0; t0 < n_tokens; t0 += kWideTokenTile) {
-      const int64_t t1 = std::min(n_tokens, t0 + kWideTokenTile);
-      for (int64_t r = r0; r < r1; r += kTileRows) {
-        if (touch && t0 == 0 && (r - r0) % kTouchRows == 0) touch_rows(w, r + kTouchRows);
-        const int n_rows = static_cast<int>(std::min<int64_t>(kTileRows, r1 - r));
-        for (int64_t tok = t0; tok < t1; tok += t.wide_tokens)
-          t.vec_dot_tile(w.cols, weights + r * w.row_bytes, static_cast<int64_t>(w.row_bytes), n_rows,
-                         wide + tok * wide_bytes, static_cast<int64_t>(wide_bytes),
-                         static_cast<int>(std::min<int64_t>(t.wide_tokens, t1 - tok)), y + tok * w.rows + r, w.rows);
-      }
-    }
-    return;
-  }
   if (wide) {
+    const int64_t step = t.vec_dot_tile ? kTileRows : 1;
     for (int64_t t0 = 0; t0 < n_tokens; t0 += kWideTokenTile) {
       const int64_t t1 = std::min(n_tokens, t0 + kWideTokenTile);
-      for (int64_t r = r0; r < r1; ++r) {
+      for (int64_t r = r0; r < r1; r += step) {
         if (touch && t0 == 0 && (r - r0) % kTouchRows == 0) touch_rows(w, r + kTouchRows);
         const uint8_t* row = weights + r * w.row_bytes;
-        for (int64_t tok = t0; tok < t1; tok += t.wide_tokens)
-          t.vec_dot_wide(w.cols, row, wide + tok * wide_bytes, static_cast<int64_t>(wide_bytes),
-                         static_cast<int>(std::min<int64_t>(t.wide_tokens, t1 - tok)), y + tok * w.rows + r, w.rows);
+        for (int64_t tok = t0; tok < t1; tok += t.wide_tokens) {
+          const int n = static_cast<int>(std::min<int64_t>(t.wide_tokens, t1 - tok));
+          if (t.vec_dot_tile)
+            t.vec_dot_tile(w.cols, row, static_cast<int64_t>(w.row_bytes), static_cast<int>(std::min(step, r1 - r)),
+                           wide + tok * wide_bytes, static_cast<int64_t>(wide_bytes), n, y + tok * w.rows + r, w.rows);
+          else
+            t.vec_dot_wide(w.cols, row, wide + tok * wide_bytes, static_cast<int64_t>(wide_bytes), n,
+                           y + tok * w.rows + r, w.rows);
+        }
       }
     }
     return;

@@ -90,7 +90,7 @@ void iq_groups_tokens_relaxed(int64_t n, const void* w, const void* activations,
 // and the float end are iq_groups_tokens_relaxed's: the same bits.
 template <typename Groups>
 float iq_grid4_vec_dot_relaxed(int64_t n, const void* w, const void* activations) {
-  static_assert(4 * 62 * 127 < 32768);
+  static_assert(4 * Groups::kLevelOffset * 127 < 32768);
   const auto* x = static_cast<const typename Groups::Block*>(w);
   const auto* y = static_cast<const block_q8_K*>(activations);
   float sum = 0;

@@ -118,15 +118,30 @@ struct RelaxedGroups {
     g.m = wasm_f32x4_make(m[0], m[1], m[2], m[3]);
   }
 
+  // acc + the float end of 4 integer dots q, lane by lane: the weights'
+  // scales d (and mins m), the activations' scales ad and, in as, their s
+  // (min types) or sums (offset types).
+  static v128_t float_end(v128_t acc, v128_t q, v128_t d, v128_t m, v128_t ad, v128_t as) {
+    if constexpr (kHasMin) {
+      return wasm_f32x4_add(acc, wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(d, ad)),
+                                                wasm_f32x4_mul(m, as)));
+    } else {
+      q = wasm_i32x4_sub(q, offset_times(as));
+      return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(d, ad)));
+    }
+  }
+  // Where block k's s (min types) or sum (offset types) is in a group.
+  static const void* second_at(const Act& y, int k) {
+    if constexpr (kHasMin) {
+      return &y.s[k];
+    } else {
+      return &y.sums[k];
+    }
+  }
+
   // acc + the float end of a group's integer dots q (block k in lane k).
   static v128_t add_dots(v128_t acc, v128_t q, v128_t d, v128_t m, const Act& y) {
-    if constexpr (kHasMin) {
-      return wasm_f32x4_add(acc, wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(d, wasm_v128_load(y.d))),
-                                                wasm_f32x4_mul(m, wasm_v128_load(y.s))));
-    } else {
-      q = wasm_i32x4_sub(q, offset_times(wasm_v128_load(y.sums)));
-      return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(d, wasm_v128_load(y.d))));
-    }
+    return float_end(acc, q, d, m, wasm_v128_load(y.d), wasm_v128_load(second_at(y, 0)));
   }
 
   static v128_t add_group(v128_t acc, const Group& g, const Act& y) {
@@ -156,7 +171,7 @@ struct RelaxedGroups {
   // lanes.
   struct Column {
     v128_t lo[kTileRows], hi[kTileRows];
-    v128_t d, m;
+    v128_t d, m = wasm_f32x4_splat(0);  // m: min types
   };
   static void load_column(const Block* const* x, int64_t i, Column& c) {
     for (int r = 0; r < kTileRows; ++r) Levels::levels(x[r][i], &c.lo[r], &c.hi[r]);
@@ -170,20 +185,11 @@ struct RelaxedGroups {
   // column: add_dots with the rows in the lanes.
   template <int k>
   static v128_t add_column(v128_t acc, const Column& c, const Act& y) {
-    const v128_t a0 = wasm_v128_load(y.qs + QK8_0 * k), a1 = wasm_v128_load(y.qs + QK8_0 * k + 16);
-    v128_t dots[kTileRows];
-    for (int r = 0; r < kTileRows; ++r)
-      dots[r] = wasm_i16x8_add(relaxed_dot_i8x16_i7x16(a0, c.lo[r]), relaxed_dot_i8x16_i7x16(a1, c.hi[r]));
-    v128_t q = sum_blocks(dots[0], dots[1], dots[2], dots[3]);
-    const v128_t scale = wasm_f32x4_mul(c.d, wasm_v128_load32_splat(&y.d[k]));
-    if constexpr (kHasMin) {
-      return wasm_f32x4_add(acc, wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), scale),
-                                                wasm_f32x4_mul(c.m, wasm_v128_load32_splat(&y.s[k]))));
-    } else {
-      // opaque: else clang splats offset * -sum after negating it, in 5 ops
-      q = wasm_i32x4_sub(q, offset_times(opaque(wasm_v128_load32_splat(&y.sums[k]))));
-      return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), scale));
-    }
+    v128_t dots[kTileRows];  // the rows share the activations' loads (clang keeps one of each)
+    for (int r = 0; r < kTileRows; ++r) dots[r] = relaxed_dot32(y.qs + QK8_0 * k, c.lo[r], c.hi[r]);
+    // opaque: else clang splats offset * -sum after negating it, in 5 ops
+    return float_end(acc, sum_blocks(dots[0], dots[1], dots[2], dots[3]), c.d, c.m, wasm_v128_load32_splat(&y.d[k]),
+                     opaque(wasm_v128_load32_splat(second_at(y, k))));
   }
 
   // Rows r < n_rows (1..kTileRows) at w + r * row_bytes against 2 to

@@ -1,4 +1,4 @@
-// Kernel benchmark (wasm, under Node): matrix x vector throughput in GB/s of
+// Kernel benchmark (wasm, under Node or in Chromium): matrix x vector throughput in GB/s of
 // weight bytes streamed, for each type, with the scalar reference, SIMD on 1
 // thread and SIMD on 2 threads, next to the wasm memory read bandwidth
 // measured in the same run; then a 32-token matrix x matrix against 32
@@ -7,6 +7,7 @@
 //
 // The 4096 x 4096 weights are cycled through copies totalling >= 256 MB so
 // they stream from memory, not from a large last-level cache.
+#include <emscripten.h>
 #include <wasm_simd128.h>
 
 #include <algorithm>
@@ -28,6 +29,10 @@
 
 using namespace wasmlm;
 using Clock = std::chrono::steady_clock;
+
+// Node and Chromium run different V8 versions, which compile the kernels
+// differently: the table says which one ran.
+EM_JS(int, running_in_node, (), { return typeof process === 'object' && !!process.versions && !!process.versions.node; });
 
 namespace {
 
@@ -134,8 +139,9 @@ int main(int argc, char** argv) {
   if (argc >= 6 && std::string(argv[1]) == "--matmul") return matmul_only(argv + 2);
   // Optional arguments: the type names to run (default: all).
   std::vector<std::string> only(argv + 1, argv + argc);
-  std::printf("wasmlm kernel benchmark (wasm SIMD-128%s under Node; %lld x %lld weights, GB/s of weight bytes)\n\n",
-              wasmlm::relaxed_simd_active() ? " with the relaxed 8-bit dot" : "", (long long)kDim, (long long)kDim);
+  std::printf("wasmlm kernel benchmark (wasm SIMD-128%s in %s; %lld x %lld weights, GB/s of weight bytes)\n\n",
+              wasmlm::relaxed_simd_active() ? " with the relaxed 8-bit dot" : "", running_in_node() ? "Node" : "Chromium",
+              (long long)kDim, (long long)kDim);
   const double bw = memory_read_gbps();
   std::printf("memory read bandwidth (1 GiB SIMD sum, 1 thread): %.2f GB/s\n\n", bw);
   std::fflush(stdout);

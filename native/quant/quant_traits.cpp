@@ -93,6 +93,7 @@ struct Table {
     rows[static_cast<int>(GgmlType::Q5_1)].vec_dot_wide = vec_dot_q5_1_q8_1w;
     rows[static_cast<int>(GgmlType::Q5_1)].wide_tokens = kMaxWideTokens;
     rows[static_cast<int>(GgmlType::Q8_0)].vec_dot_wide = vec_dot_q8_0_q8_0w;
+    rows[static_cast<int>(GgmlType::Q8_0)].wide_form = WideForm::Q8_0WideGroups;
     rows[static_cast<int>(GgmlType::Q2_K)].vec_dot_wide = vec_dot_q2_K_q8_Kw;
     rows[static_cast<int>(GgmlType::Q3_K)].vec_dot_wide = vec_dot_q3_K_q8_Kw;
     rows[static_cast<int>(GgmlType::Q4_K)].vec_dot_wide = vec_dot_q4_K_q8_Kw;

@@ -47,6 +47,7 @@ uint64_t wide_activation_bytes(WideForm form, int64_t n) {
     case WideForm::Q8_K: return sizeof(block_q8_Kw) * static_cast<uint64_t>(n / QK_K);
     case WideForm::F32: return sizeof(float) * static_cast<uint64_t>(n);
     case WideForm::Q8_0Groups: return sizeof(group_q8_0r) * static_cast<uint64_t>((n / QK8_0 + 3) / 4);
+    case WideForm::Q8_0WideGroups: return sizeof(group_q8_0w) * static_cast<uint64_t>((n / QK8_0 + 3) / 4);
     case WideForm::Q8_1Groups: return sizeof(group_q8_1r) * static_cast<uint64_t>((n / QK8_1 + 3) / 4);
     case WideForm::Q8_KAsIs: return sizeof(block_q8_K) * static_cast<uint64_t>(n / QK_K);
     case WideForm::F32AsIs: return sizeof(float) * static_cast<uint64_t>(n);
@@ -64,6 +65,12 @@ void widen_activations(WideForm form, const void* src, void* dst, int64_t n) {
     widen_groups<block_q8_0, group_q8_0r>(src, dst, n, [](const block_q8_0* x, group_q8_0r& y, int b, int32_t sum) {
       y.d[b] = x ? fp16_to_fp32(x->d) : 0.0f;
       y.sums[b] = sum;
+    });
+    return;
+  }
+  if (form == WideForm::Q8_0WideGroups) {
+    widen_groups<block_q8_0, group_q8_0w>(src, dst, n, [](const block_q8_0* x, group_q8_0w& y, int b, int32_t) {
+      y.d[b] = x ? fp16_to_fp32(x->d) : 0.0f;
     });
     return;
   }

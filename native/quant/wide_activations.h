@@ -22,6 +22,15 @@ struct block_q8_0w {
   float d;
 };
 
+// Q8_0 activations of Q8_0 weights in groups of 4 blocks, the scales side by
+// side: the kernel sums each block's integer dot into one lane of a vector
+// and does the 4 blocks' float work in one go. The last group is padded with
+// zero blocks.
+struct group_q8_0w {
+  int16_t qs[4 * QK8_0];
+  float d[4];
+};
+
 // Q8_1 (Q4_1/Q5_1 activations): the int16 values, d, and s = d * sum(qs) as
 // the Q8_1 block stores it (an fp16, here widened to float).
 struct block_q8_1w {
@@ -67,6 +76,7 @@ enum class WideForm : uint8_t {
   Q8_K,        // block_q8_Kw
   F32,         // floats x kF16RawScale
   Q8_0Groups,  // group_q8_0r
+  Q8_0WideGroups,  // group_q8_0w
   Q8_1Groups,  // group_q8_1r
   Q8_KAsIs,    // block_q8_K unchanged (the relaxed K-quant kernels read int8)
   F32AsIs,     // floats unchanged (BF16: already rounded)

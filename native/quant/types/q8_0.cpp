@@ -4,7 +4,6 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
-#include "quant/signed_block_kernel.h"
 #include "quant/simd128.h"
 #include "quant/wide_activations.h"
 
@@ -78,12 +77,78 @@ float vec_dot_q8_0_q8_0_simd(int64_t n, const void* w, const void* a) {
   return simd::hsum_f32(acc);
 }
 
+namespace {
+
+// Two blocks' dots (4 int32 lanes each) folded into one vector: lanes a0+a2,
+// b0+b2, a1+a3, b1+b3 (simd::hsum4_i32's first step).
+v128_t fold_pair(v128_t a, v128_t b) {
+  return wasm_i32x4_add(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7));
+}
+
+// Block k's levels, sign-extended as they load (one pmovsxbw from memory in V8).
+struct Levels {
+  v128_t q[4];
+  explicit Levels(const block_q8_0& b) {
+    for (int j = 0; j < 4; ++j) q[j] = wasm_i16x8_load8x8(b.qs + 8 * j);
+  }
+  v128_t dot(const int16_t* y) const { return simd::dot_i16x32(q[0], q[1], q[2], q[3], y); }
+};
+
+// Group g (4 blocks from x) against T tokens: each token's 4 block dots go
+// into the lanes of one vector (block k in lane k), converted and scaled by
+// d_w * d_a lane by lane, and added to its accumulator. `count` < 4: a row's
+// last group, its missing blocks zero.
+template <int T>
+void add_group(const block_q8_0* x, int count, const group_q8_0w* const (&y)[T], int64_t g, v128_t (&acc)[T]) {
+  v128_t pair[T];
+  for (int half = 0; half < 2; ++half) {
+    v128_t first[T], second[T];
+    for (int t = 0; t < T; ++t) first[t] = second[t] = wasm_i32x4_splat(0);
+    if (2 * half < count) {
+      const Levels w(x[2 * half]);
+      for (int t = 0; t < T; ++t) first[t] = w.dot(y[t][g].qs + QK8_0 * 2 * half);
+    }
+    if (2 * half + 1 < count) {
+      const Levels w(x[2 * half + 1]);
+      for (int t = 0; t < T; ++t) second[t] = w.dot(y[t][g].qs + QK8_0 * (2 * half + 1));
+    }
+    for (int t = 0; t < T; ++t) {
+      const v128_t folded = fold_pair(first[t], second[t]);
+      if (half == 0) {
+        pair[t] = folded;
+      } else {  // lanes: blocks 0, 1, 2, 3
+        pair[t] = wasm_i32x4_add(wasm_i32x4_shuffle(pair[t], folded, 0, 1, 4, 5),
+                                 wasm_i32x4_shuffle(pair[t], folded, 2, 3, 6, 7));
+      }
+    }
+  }
+  v128_t dw = wasm_v128_load32_zero(kFp16Table + x[0].d);
+  if (count > 1) dw = wasm_v128_load32_lane(kFp16Table + x[1].d, dw, 1);
+  if (count > 2) dw = wasm_v128_load32_lane(kFp16Table + x[2].d, dw, 2);
+  if (count > 3) dw = wasm_v128_load32_lane(kFp16Table + x[3].d, dw, 3);
+  for (int t = 0; t < T; ++t)
+    acc[t] = wasm_f32x4_add(acc[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(pair[t]),
+                                                   wasm_f32x4_mul(dw, wasm_v128_load(y[t][g].d))));
+}
+
+}  // namespace
+
+// Decoding and prompts (vec_dot_wide), against group_q8_0w: a float end per
+// group of 4 blocks instead of per block (convert, scale, add once for 4),
+// and each token gets the same arithmetic alone or beside others.
 void vec_dot_q8_0_q8_0w(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens, float* out,
                         int64_t out_stride) {
   const auto* x = static_cast<const block_q8_0*>(w);
-  simd::vec_dot_signed_blocks_q8_0w(n, x, a, act_stride, n_tokens, out, out_stride, [](const block_q8_0& b, v128_t(&w)[4]) {
-    // Each quarter sign-extended as it loads (one pmovsxbw from memory in V8).
-    for (int k = 0; k < 4; ++k) w[k] = wasm_i16x8_load8x8(b.qs + 8 * k);
+  const int64_t nb = n / QK8_0, full = nb / 4;
+  simd::dispatch_tokens(n_tokens, [&](auto nt) {
+    constexpr int T = decltype(nt)::value;
+    const group_q8_0w* y[T];
+    simd::token_rows(a, act_stride, y);
+    v128_t acc[T];
+    for (int t = 0; t < T; ++t) acc[t] = wasm_f32x4_splat(0);
+    for (int64_t g = 0; g < full; ++g) add_group<T>(x + 4 * g, 4, y, g, acc);
+    if (nb % 4) add_group<T>(x + 4 * full, static_cast<int>(nb % 4), y, full, acc);
+    for (int t = 0; t < T; ++t) out[t * out_stride] = simd::hsum_f32(acc[t]);
   });
 }
 #endif

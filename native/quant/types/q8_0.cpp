@@ -100,35 +100,32 @@ struct Levels {
 // last group, its missing blocks zero.
 template <int T>
 void add_group(const block_q8_0* x, int count, const group_q8_0w* const (&y)[T], int64_t g, v128_t (&acc)[T]) {
-  v128_t pair[T];
-  for (int half = 0; half < 2; ++half) {
-    v128_t first[T], second[T];
-    for (int t = 0; t < T; ++t) first[t] = second[t] = wasm_i32x4_splat(0);
-    if (2 * half < count) {
-      const Levels w(x[2 * half]);
-      for (int t = 0; t < T; ++t) first[t] = w.dot(y[t][g].qs + QK8_0 * 2 * half);
+  // Block k's dot for every token (zero past count).
+  const auto block_dots = [&](int k, v128_t(&dots)[T]) {
+    if (k >= count) {
+      for (int t = 0; t < T; ++t) dots[t] = wasm_i32x4_splat(0);
+      return;
     }
-    if (2 * half + 1 < count) {
-      const Levels w(x[2 * half + 1]);
-      for (int t = 0; t < T; ++t) second[t] = w.dot(y[t][g].qs + QK8_0 * (2 * half + 1));
-    }
-    for (int t = 0; t < T; ++t) {
-      const v128_t folded = fold_pair(first[t], second[t]);
-      if (half == 0) {
-        pair[t] = folded;
-      } else {  // lanes: blocks 0, 1, 2, 3
-        pair[t] = wasm_i32x4_add(wasm_i32x4_shuffle(pair[t], folded, 0, 1, 4, 5),
-                                 wasm_i32x4_shuffle(pair[t], folded, 2, 3, 6, 7));
-      }
-    }
-  }
+    const Levels w(x[k]);
+    for (int t = 0; t < T; ++t) dots[t] = w.dot(y[t][g].qs + QK8_0 * k);
+  };
+  v128_t a[T], b[T], low[T];
+  block_dots(0, a);
+  block_dots(1, b);
+  for (int t = 0; t < T; ++t) low[t] = fold_pair(a[t], b[t]);
+  block_dots(2, a);
+  block_dots(3, b);
   v128_t dw = wasm_v128_load32_zero(kFp16Table + x[0].d);
   if (count > 1) dw = wasm_v128_load32_lane(kFp16Table + x[1].d, dw, 1);
   if (count > 2) dw = wasm_v128_load32_lane(kFp16Table + x[2].d, dw, 2);
   if (count > 3) dw = wasm_v128_load32_lane(kFp16Table + x[3].d, dw, 3);
-  for (int t = 0; t < T; ++t)
-    acc[t] = wasm_f32x4_add(acc[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(pair[t]),
+  for (int t = 0; t < T; ++t) {
+    const v128_t high = fold_pair(a[t], b[t]);
+    const v128_t sums = wasm_i32x4_add(wasm_i32x4_shuffle(low[t], high, 0, 1, 4, 5),
+                                       wasm_i32x4_shuffle(low[t], high, 2, 3, 6, 7));  // block k in lane k
+    acc[t] = wasm_f32x4_add(acc[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sums),
                                                    wasm_f32x4_mul(dw, wasm_v128_load(y[t][g].d))));
+  }
 }
 
 }  // namespace

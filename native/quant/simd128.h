@@ -103,12 +103,18 @@ inline v128_t round_half_away(v128_t v) {
   return wasm_f32x4_add(t, wasm_v128_and(wasm_f32x4_ge(f, wasm_f32x4_splat(0.5f)), one));
 }
 
-// (hsum(a), hsum(b), hsum(c), hsum(d)) of four int32x4 vectors.
-inline v128_t hsum4_i32(v128_t a, v128_t b, v128_t c, v128_t d) {
-  const v128_t ab = wasm_i32x4_add(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7));
-  const v128_t cd = wasm_i32x4_add(wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), wasm_i32x4_shuffle(c, d, 2, 6, 3, 7));
+// hsum4_i32 in two steps, for kernels that produce a and b before c and d:
+// fold_pair(a, b) has lanes a0+a2, b0+b2, a1+a3, b1+b3, and
+// join_pairs(fold_pair(a, b), fold_pair(c, d)) is hsum4_i32(a, b, c, d).
+inline v128_t fold_pair(v128_t a, v128_t b) {
+  return wasm_i32x4_add(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7));
+}
+inline v128_t join_pairs(v128_t ab, v128_t cd) {
   return wasm_i32x4_add(wasm_i32x4_shuffle(ab, cd, 0, 1, 4, 5), wasm_i32x4_shuffle(ab, cd, 2, 3, 6, 7));
 }
+
+// (hsum(a), hsum(b), hsum(c), hsum(d)) of four int32x4 vectors.
+inline v128_t hsum4_i32(v128_t a, v128_t b, v128_t c, v128_t d) { return join_pairs(fold_pair(a, b), fold_pair(c, d)); }
 
 // The 16 sub-block dots of a K-quant block (sub[j]: 4 int32 lanes) times
 // their scales (int16x8: sub-blocks 0-7, then 8-15), summed: 4 int32 lanes.

@@ -79,12 +79,6 @@ float vec_dot_q8_0_q8_0_simd(int64_t n, const void* w, const void* a) {
 
 namespace {
 
-// Two blocks' dots (4 int32 lanes each) folded into one vector: lanes a0+a2,
-// b0+b2, a1+a3, b1+b3 (simd::hsum4_i32's first step).
-v128_t fold_pair(v128_t a, v128_t b) {
-  return wasm_i32x4_add(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7));
-}
-
 // Block k's levels, sign-extended as they load (one pmovsxbw from memory in V8).
 struct Levels {
   v128_t q[4];
@@ -112,7 +106,7 @@ void add_group(const block_q8_0* x, int count, const group_q8_0w* const (&y)[T],
   v128_t a[T], b[T], low[T];
   block_dots(0, a);
   block_dots(1, b);
-  for (int t = 0; t < T; ++t) low[t] = fold_pair(a[t], b[t]);
+  for (int t = 0; t < T; ++t) low[t] = simd::fold_pair(a[t], b[t]);  // blocks 0, 1
   block_dots(2, a);
   block_dots(3, b);
   v128_t dw = wasm_v128_load32_zero(kFp16Table + x[0].d);
@@ -120,9 +114,7 @@ void add_group(const block_q8_0* x, int count, const group_q8_0w* const (&y)[T],
   if (count > 2) dw = wasm_v128_load32_lane(kFp16Table + x[2].d, dw, 2);
   if (count > 3) dw = wasm_v128_load32_lane(kFp16Table + x[3].d, dw, 3);
   for (int t = 0; t < T; ++t) {
-    const v128_t high = fold_pair(a[t], b[t]);
-    const v128_t sums = wasm_i32x4_add(wasm_i32x4_shuffle(low[t], high, 0, 1, 4, 5),
-                                       wasm_i32x4_shuffle(low[t], high, 2, 3, 6, 7));  // block k in lane k
+    const v128_t sums = simd::join_pairs(low[t], simd::fold_pair(a[t], b[t]));  // block k in lane k
     acc[t] = wasm_f32x4_add(acc[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sums),
                                                    wasm_f32x4_mul(dw, wasm_v128_load(y[t][g].d))));
   }

@@ -27,12 +27,13 @@ const context = await chromium.launchPersistentContext(profile, { executablePath
 let code = 1;
 try {
   const page = context.pages()[0] ?? (await context.newPage());
-  const done = new Promise((resolve, reject) => {
-    page.exposeFunction('benchLine', ({ line, stderr, exit, error }) => {
-      if (line !== undefined) (stderr ? process.stderr : process.stdout).write(`${line}\n`);
-      if (exit !== undefined) resolve(exit);
-      if (error !== undefined) reject(new Error(error));
-    });
+  let settle;
+  const done = new Promise((resolve, reject) => (settle = { resolve, reject }));
+  // Registered before the page loads: the worker's first line may come at once.
+  await page.exposeFunction('benchLine', ({ line, stderr, exit, error }) => {
+    if (line !== undefined) (stderr ? process.stderr : process.stdout).write(`${line}\n`);
+    if (exit !== undefined) settle.resolve(exit);
+    if (error !== undefined) settle.reject(new Error(error));
   });
   const query = new URLSearchParams({ dir: DIR });
   for (const arg of process.argv.slice(2)) query.append('arg', arg);

@@ -38,6 +38,8 @@ void silu_mul(float* out, const float* g, const float* u, uint64_t n);
 // rounded to F16, the result read from a table of F16 values, and x itself
 // (0) from 10 (-10) on.
 float gelu_ggml(float x);
+// out[i] = gelu_ggml(g[i]) * u[i], the same bits.
+void gelu_mul(float* out, const float* g, const float* u, uint64_t n);
 
 // RoPE in llama.cpp's "normal" layout: adjacent pairs (x[2i], x[2i+1]) of the
 // first n_rot dims of each head rotate by scale * pos * base^(-2i/n_rot) / f[i]

@@ -168,11 +168,7 @@ void DecoderContext::feed_forward(const DecoderLayer& L, const float* in, int n)
     const float* g = gate + t * stride;
     const float* u = up + t * stride;
     float* out = &hb_[t * ff];
-    if (gelu) {
-      for (uint64_t i = 0; i < ff; ++i) out[i] = gelu_ggml(g[i]) * u[i];
-    } else {
-      silu_mul(out, g, u, ff);
-    }
+    (gelu ? gelu_mul : silu_mul)(out, g, u, ff);
   });
   matmul(L.w_down, hb_.data(), n, xb_.data(), pool_, scratch_, kernels_);
   add_bias(xb_.data(), L.b_down, hp_.n_embd, n);

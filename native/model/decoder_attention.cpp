@@ -259,15 +259,26 @@ void DecoderContext::attention(uint32_t l, uint32_t pos0, int n) {
   if (kv_.type() == KvCacheType::Q8_0) kernels.element = KvElement::Q8_0;
   LayerAttention layer(kv_, l, h, kernels, kq_scale_, attn_);
 
+  const int threads = pool_.size();
+  const uint32_t lo = first_seen(pos0);
+  const uint64_t chunks = (pos0 + n - 1) / kChunk + 1 - lo / kChunk;
   // The query rows, token-major, in tiles of up to kTileRows per KV head.
+  // A decoding step with fewer KV heads than threads and one chunk of keys
+  // (too short to split) splits each head's query rows instead, so that its
+  // attention uses every thread (Gemma 3: one KV head).
   const uint32_t rows_per_head = uint32_t(n) * group;
-  const uint32_t tiles_per_head = (rows_per_head + kTileRows - 1) / kTileRows;
+  uint32_t tile = kTileRows;
+  if (n == 1 && chunks == 1 && h.n_head_kv < uint32_t(threads)) {
+    const uint32_t splits = (uint32_t(threads) + h.n_head_kv - 1) / h.n_head_kv;
+    tile = std::min<uint32_t>(tile, (rows_per_head + splits - 1) / splits);
+  }
+  const uint32_t tiles_per_head = (rows_per_head + tile - 1) / tile;
   const int n_sets = static_cast<int>(h.n_head_kv * tiles_per_head);
   auto make_set = [&](int index, int first_buf) {
     RowSet set;
     set.kvh = index / tiles_per_head;
-    const uint32_t r0 = (index % tiles_per_head) * kTileRows;
-    set.n = static_cast<int>(std::min<uint32_t>(kTileRows, rows_per_head - r0));
+    const uint32_t r0 = (index % tiles_per_head) * tile;
+    set.n = static_cast<int>(std::min<uint32_t>(tile, rows_per_head - r0));
     set.lo = UINT32_MAX;
     for (int r = 0; r < set.n; ++r) {
       const uint32_t t = (r0 + r) / group, head = set.kvh * group + (r0 + r) % group;
@@ -284,9 +295,6 @@ void DecoderContext::attention(uint32_t l, uint32_t pos0, int n) {
     return set;
   };
 
-  const int threads = pool_.size();
-  const uint32_t lo = first_seen(pos0);
-  const uint64_t chunks = (pos0 + n - 1) / kChunk + 1 - lo / kChunk;
   if (n == 1 && threads > 1 && n_sets % threads != 0 && chunks > 1 && n_sets * kTileRows <= attn_.rows()) {
     // Split-K: every set stays in memory, and each pass spreads its chunks.
     std::vector<RowSet> sets;

@@ -34,9 +34,11 @@ inline float k_dot_relaxed(int64_t n, const Block* x, const block_q8_K* y, Pairs
   for (int64_t i = 0; i < n / QK_K; ++i) {
     const v128_t scales_mins = unpack_k_scales_simd(x[i].scales);
     const v128_t sc16 = wasm_u16x8_extend_low_u8x16(scales_mins), m16 = wasm_u16x8_extend_high_u8x16(scales_mins);
-    const v128_t acc = pairs(x[i], y[i].qs, sc16);
-    const v128_t mins = mins_dot(m16, y[i].bsums);
-    sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * hsum_i32(acc) - fp16_to_fp32_fast(x[i].dmin) * hsum_i32(mins));
+    // Both horizontal sums at once: lane 0 the scaled dots', lane 1 the mins'.
+    const v128_t folded = fold_pair(pairs(x[i], y[i].qs, sc16), mins_dot(m16, y[i].bsums));
+    const v128_t sums = wasm_i32x4_add(folded, wasm_i32x4_shuffle(folded, folded, 2, 3, 0, 1));
+    sum += y[i].d * (fp16_to_fp32_fast(x[i].d) * static_cast<float>(wasm_i32x4_extract_lane(sums, 0)) -
+                     fp16_to_fp32_fast(x[i].dmin) * static_cast<float>(wasm_i32x4_extract_lane(sums, 1)));
   }
   return sum;
 }

@@ -116,6 +116,10 @@ describeWithTestdata('wasmlm inspect on test models', () => {
     expect(stdout).toMatch(/format\s+GGUF v3, little-endian, alignment 32/);
     expect(stdout).toMatch(/Architecture: llama/);
     expect(stdout).toMatch(/head count kv\s+4/);
+    expect(stdout).toMatch(/Decoder: llama \(LLaMA/);
+    expect(stdout).toMatch(/activation\s+silu/);
+    expect(stdout).toMatch(/kv cache f16\s+bytes per position 640, windowed bytes per position 0/);
+    expect(stdout).not.toContain('[object Object]');
     expect(stdout).toMatch(/Tokenizer: llama, 512 tokens/);
     expect(stdout).toMatch(/bos\s+1 "<s>"/);
     expect(stdout).toContain('[string × 512] "<unk>", "<s>", "</s>", …');

@@ -6,7 +6,7 @@ const ARRAY_PREVIEW = 3;
 
 export function inspectReport(result, { name } = {}) {
   if (result.format.startsWith('pytorch') || result.format === 'meta-checkpoint') return pthReport(result, name);
-  const sections = [overview(result, name), architecture(result), tokenizer(result), metadata(result),
+  const sections = [overview(result, name), architecture(result), decoder(result), tokenizer(result), metadata(result),
     tensors(result), bytesByType(result), warnings(result)];
   return sections.filter(Boolean).join('\n\n') + '\n';
 }
@@ -23,11 +23,32 @@ function overview(r, name) {
 }
 
 function architecture(r) {
-  const { name, ...fields } = r.architecture;
-  const rows = Object.entries(fields)
+  const { name, decoder: _, ...fields } = r.architecture;
+  return `Architecture: ${name ?? 'unknown'}\n${table(fieldRows(fields))}`;
+}
+
+// How wasmlm's decoder runs the file: its architecture row, one field a line.
+function decoder(r) {
+  const d = r.architecture.decoder;
+  if (!d) return null;
+  const { architecture: arch, families, ...fields } = d;
+  return `Decoder: ${arch}${families ? ` (${families})` : ''}\n${table(fieldRows(fields))}`;
+}
+
+function fieldRows(fields) {
+  return Object.entries(fields)
     .filter(([, v]) => v != null)
-    .map(([k, v]) => [words(k), typeof v === 'string' ? v : scalar(v)]);
-  return `Architecture: ${name ?? 'unknown'}\n${table(rows)}`;
+    .map(([k, v]) => [words(k), typeof v === 'string' ? v : isRecord(v) ? record(v) : value(v)]);
+}
+
+const isRecord = (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
+
+/** A small object on one line: `bytes per position 4,096, ring positions 768`. */
+function record(v) {
+  return Object.entries(v)
+    .filter(([, x]) => x != null)
+    .map(([k, x]) => `${words(k)} ${typeof x === 'number' && Number.isInteger(x) ? formatCount(x) : scalar(x)}`)
+    .join(', ');
 }
 
 function tokenizer(r) {

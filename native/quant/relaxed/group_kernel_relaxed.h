@@ -212,7 +212,8 @@ struct RelaxedGroups {
     zero_fill(&part[0][0], 4 * n_tokens);
     // Block 4 g + k of the rows against every token; k a constant, so that
     // its offsets in the activations' groups and the partial sums are too.
-    const auto column = [&](int64_t g, auto k) {
+    // always_inline: clang outlined the k = 1..3 copies once the swizzle became asm.
+    const auto column = [&](int64_t g, auto k) __attribute__((always_inline)) {
       Column c;
       load_column(x, 4 * g + k, c);
       for_tokens(n_tokens, act + g * sizeof(Act), act_stride, [&](int t, const uint8_t* y) {

@@ -7,6 +7,10 @@
 // result types, used nowhere else) and the build rewrites those opcodes into
 // the relaxed ones in a second copy of each .wasm (wasm/relaxed-simd.mjs).
 // The loader picks that copy where the engine validates relaxed SIMD.
+// Both placeholders are commutative and the relaxed instructions are not:
+// clang may swap their operands, which the SIMD-vs-scalar tests catch. The
+// swizzle is written in asm, which keeps them in order; the dot, whose
+// 7-bit operand is a computed level, has not been swapped.
 // relaxed_simd_active() tells at run time which binary this is: the kernels
 // here are chosen only when it is true.
 #pragma once
@@ -26,8 +30,13 @@ namespace simd {
 inline v128_t relaxed_dot_i8x16_i7x16(v128_t a, v128_t b) { return wasm_i16x8_q15mulr_sat(a, b); }
 
 // Lane k: table[idx[k]], for indices in 0..15 only (past 15 the relaxed
-// swizzle may give either 0 or table[idx[k] % 16]).
-inline v128_t relaxed_swizzle(v128_t table, v128_t idx) { return wasm_u8x16_avgr(table, idx); }
+// swizzle may give either 0 or table[idx[k] % 16]). In asm: as a builtin,
+// clang swapped the table and the indices when both were loaded values.
+inline v128_t relaxed_swizzle(v128_t table, v128_t idx) {
+  v128_t r;
+  __asm__("local.get %1\n\tlocal.get %2\n\ti8x16.avgr_u\n\tlocal.set %0" : "=r"(r) : "r"(table), "r"(idx));
+  return r;
+}
 
 // Tables of byte indices for the relaxed swizzles below.
 struct SplatIndices {

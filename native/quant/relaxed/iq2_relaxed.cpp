@@ -13,6 +13,7 @@
 #include "quant/fp16.h"
 #include "quant/iq2_codecs.h"
 #include "quant/quant_types.h"
+#include "quant/relaxed/iq_sign_lanes.h"
 #include "quant/relaxed/relaxed_simd.h"
 #include "quant/simd128.h"
 #include "quant/token_quads.h"
@@ -98,51 +99,26 @@ void iq2_tokens_relaxed(int64_t n, const void* w, const void* activations, int64
 
 // IQ2_XS, one token: a block's 32 indices are unpacked 8 at a time in vector
 // lanes before its dots. The grid entries' addresses go to a buffer that the
-// 64-bit lane loads read; the sign bytes come from the 7-bit indices
-// directly (the eighth sign is their parity: a 16-entry table lookup on the
-// low 4 bits xor the high 3) and become byte masks for each 16 weights by a
-// shuffle and a compare. In Chromium this ran 1.25-1.4x the codec kernel
-// above, whose scalar index arithmetic per octet V8 compiled poorly.
-struct Iq2xsLaneTables {
-  uint8_t odd_parity[16];   // 0x80 where the 4-bit index has odd parity
-  uint8_t spread[8][16];    // sign bytes 2k and 2k + 1 over 8 bytes each
-  uint8_t bits[16];         // bit j of a sign byte, for byte j of 8
-  uint8_t scale_order[16];  // the 16 scale nibbles in group order: scales[ib32] low, then high
-  uint8_t splat16[8][16];   // int16 lane k in every lane
-};
-alignas(16) constexpr Iq2xsLaneTables kIq2xsLaneTables = [] {
-  Iq2xsLaneTables t{};
-  for (int i = 0; i < 16; ++i) {
-    t.odd_parity[i] = (__builtin_popcount(i) & 1) ? 0x80 : 0;
-    t.bits[i] = static_cast<uint8_t>(1 << (i % 8));
-    t.scale_order[i] = static_cast<uint8_t>(i / 2 + 8 * (i % 2));
-    for (int k = 0; k < 8; ++k) {
-      t.spread[k][i] = static_cast<uint8_t>(2 * k + i / 8);
-      t.splat16[k][i] = static_cast<uint8_t>(2 * k + i % 2);
-    }
-  }
-  return t;
-}();
-
+// 64-bit lane loads read, and the sign bytes come from the 7-bit indices
+// (iq_sign_lanes.h). In Chromium this ran 1.25-1.4x the codec kernel above.
 float iq2_xs_vec_dot_relaxed(int64_t n, const void* w, const void* activations) {
   const auto* x = static_cast<const block_iq2_xs*>(w);
   const auto* y = static_cast<const block_q8_K*>(activations);
-  // Through pointers clang cannot see into: the tables' rows stay loads (as
-  // constants V8 builds each in registers and spills them), and the
-  // addresses are stored and loaded back, not extracted lane by lane.
-  const Iq2xsLaneTables* t = &kIq2xsLaneTables;
-  __asm__("" : "+r"(t));
+  const simd::IqSignLanes* t = simd::unseen(&simd::kIqSignLanes);
+  const simd::SplatIndices* splat = simd::unseen(&simd::kSplatIndices);
+  // Stored and loaded back (through a pointer clang cannot see into), not
+  // extracted lane by lane.
   alignas(16) uint32_t addr_buffer[QK_K / 8];
-  uint32_t* addr = addr_buffer;
-  __asm__("" : "+r"(addr));
+  uint32_t* addr = simd::unseen(addr_buffer);
   const v128_t grid_base = wasm_i32x4_splat(static_cast<int32_t>(reinterpret_cast<uintptr_t>(kIq2xsGrid.data())));
   float sum = 0;
   for (int64_t i = 0; i < n / QK_K; ++i) {
-    // ls = 2 s + 1 of the 16 groups of 16 weights, as int16 lanes.
+    // ls = 2 s + 1 of the 16 groups of 16 weights (scales[ib32] low nibble, then high), as int16 lanes.
     const v128_t sc = wasm_v128_load64_zero(x[i].scales);
-    const v128_t nib = wasm_v128_and(wasm_i64x2_shuffle(sc, wasm_u16x8_shr(sc, 4), 0, 2), wasm_i8x16_splat(0x0F));
-    const v128_t ls8 = simd::relaxed_swizzle(wasm_v128_or(wasm_i8x16_add(nib, nib), wasm_i8x16_splat(1)),
-                                             wasm_v128_load(t->scale_order));
+    const v128_t m4 = wasm_i8x16_splat(0x0F);
+    const v128_t nib = wasm_i8x16_shuffle(wasm_v128_and(sc, m4), wasm_v128_and(wasm_u16x8_shr(sc, 4), m4), 0, 16, 1, 17,
+                                          2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const v128_t ls8 = wasm_v128_or(wasm_i8x16_add(nib, nib), wasm_i8x16_splat(1));
     const v128_t ls16[2] = {wasm_u16x8_extend_low_u8x16(ls8), wasm_u16x8_extend_high_u8x16(ls8)};
     v128_t signs[2];  // the sign bytes of octets 0-15 and 16-31
     for (int h = 0; h < 2; ++h) {
@@ -152,25 +128,19 @@ float iq2_xs_vec_dot_relaxed(int64_t n, const void* w, const void* activations) 
         const v128_t offset = wasm_i16x8_shl(wasm_v128_and(q, wasm_i16x8_splat(511)), 3);
         wasm_v128_store(addr + 16 * h + 8 * j, wasm_i32x4_add(wasm_u32x4_extend_low_u16x8(offset), grid_base));
         wasm_v128_store(addr + 16 * h + 8 * j + 4, wasm_i32x4_add(wasm_u32x4_extend_high_u16x8(offset), grid_base));
-        const v128_t s7 = wasm_u16x8_shr(q, 9);
-        const v128_t fold = wasm_v128_and(wasm_v128_xor(s7, wasm_u16x8_shr(q, 13)), wasm_i16x8_splat(15));
-        sign_lanes[j] = wasm_v128_or(s7, simd::relaxed_swizzle(wasm_v128_load(t->odd_parity), fold));
+        sign_lanes[j] = simd::iq_sign_bytes(t, wasm_u16x8_shr(q, 9));  // in the low byte of each int16 lane
       }
       signs[h] = wasm_u8x16_narrow_i16x8(sign_lanes[0], sign_lanes[1]);
     }
     __asm__ volatile("" ::"r"(addr) : "memory");  // the stores above are read below
     v128_t isum = wasm_i32x4_splat(0);
-    // Unrolled, every row offset is a constant (rolled, V8 computed them per group).
+    // Unrolled, every table row's offset is a constant (rolled, V8 computed them per group).
 #pragma clang loop unroll(full)
     for (int g = 0; g < QK_K / 16; ++g) {
-      // z: 0xFF where the weight is positive; z - (a ^ z) is a with the weight's sign.
-      const v128_t bit = wasm_v128_load(t->bits);
-      const v128_t spread = simd::relaxed_swizzle(signs[g >> 3], wasm_v128_load(t->spread[g & 7]));
-      const v128_t z = wasm_i8x16_eq(wasm_v128_and(spread, bit), wasm_i8x16_splat(0));
-      const v128_t a = wasm_i8x16_sub(z, wasm_v128_xor(wasm_v128_load(y[i].qs + 16 * g), z));
+      const v128_t a = simd::iq_signed_activations(t, signs[g >> 3], g & 7, y[i].qs + 16 * g);
       const v128_t grid = wasm_v128_load64_lane(reinterpret_cast<const void*>(uintptr_t{addr[2 * g + 1]}),
                                                 wasm_v128_load64_zero(reinterpret_cast<const void*>(uintptr_t{addr[2 * g]})), 1);
-      const v128_t ls = simd::relaxed_swizzle(ls16[g >> 3], wasm_v128_load(t->splat16[g & 7]));
+      const v128_t ls = simd::relaxed_swizzle(ls16[g >> 3], wasm_v128_load(splat->i16[g & 7]));
       // int16 lanes: two products of at most 43 * 127 each.
       isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(simd::relaxed_dot_i8x16_i7x16(a, grid), ls));
     }

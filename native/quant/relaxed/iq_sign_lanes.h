@@ -47,6 +47,23 @@ inline v128_t iq_sign_bytes(const IqSignLanes* t, v128_t s) {
   return wasm_v128_or(s, relaxed_swizzle(wasm_v128_load(t->odd_parity), fold));
 }
 
+// Four group words of IQ2_XXS or IQ3_XXS (4 7-bit sign indices, octets 0-3
+// of the group from bit 0 up, and the 4-bit scale in bits 28-31): the sign
+// bytes of their 16 octets in order.
+inline v128_t iq_word_sign_bytes(const IqSignLanes* t, v128_t words) {
+  const v128_t m127 = wasm_i32x4_splat(127);
+  const v128_t s = wasm_v128_or(
+      wasm_v128_or(wasm_v128_and(words, m127), wasm_i32x4_shl(wasm_v128_and(wasm_u32x4_shr(words, 7), m127), 8)),
+      wasm_v128_or(wasm_i32x4_shl(wasm_v128_and(wasm_u32x4_shr(words, 14), m127), 16),
+                   wasm_i32x4_shl(wasm_v128_and(wasm_u32x4_shr(words, 21), m127), 24)));
+  return iq_sign_bytes(t, s);
+}
+
+// Their groups' scales as the reference uses them, 2 s + 1, in int32 lanes.
+inline v128_t iq_word_scales(v128_t words) {
+  return wasm_v128_or(wasm_i32x4_shl(wasm_u32x4_shr(words, 28), 1), wasm_i32x4_splat(1));
+}
+
 // The 16 activations q8 with the signs of octets 2k and 2k + 1 of the sign
 // bytes `signs` (bit j: weight j negative) applied: z - (a ^ z), z = 0xFF
 // where the weight is positive, exact as Q8_K keeps |a| <= 127.

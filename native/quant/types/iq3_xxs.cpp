@@ -129,19 +129,14 @@ float vec_dot_iq3_xxs_q8_K_relaxed(int64_t n, const void* w, const void* activat
   const auto* y = static_cast<const block_q8_K*>(activations);
   const simd::IqSignLanes* t = simd::unseen(&simd::kIqSignLanes);
   const simd::SplatIndices* splat = simd::unseen(&simd::kSplatIndices);
-  const v128_t m127 = wasm_i32x4_splat(127);
   float sum = 0;
   for (int64_t i = 0; i < n / QK_K; ++i) {
     const uint8_t* qs = x[i].qs;
     v128_t signs[2], ls32[2];  // the sign bytes of octets 0-15 and 16-31; ls = 2 s + 1 of groups 0-3 and 4-7
     for (int h = 0; h < 2; ++h) {
       const v128_t words = wasm_v128_load(qs + QK_K / 4 + 16 * h);
-      const v128_t s = wasm_v128_or(
-          wasm_v128_or(wasm_v128_and(words, m127), wasm_i32x4_shl(wasm_v128_and(wasm_u32x4_shr(words, 7), m127), 8)),
-          wasm_v128_or(wasm_i32x4_shl(wasm_v128_and(wasm_u32x4_shr(words, 14), m127), 16),
-                       wasm_i32x4_shl(wasm_v128_and(wasm_u32x4_shr(words, 21), m127), 24)));
-      signs[h] = simd::iq_sign_bytes(t, s);
-      ls32[h] = wasm_v128_or(wasm_i32x4_shl(wasm_u32x4_shr(words, 28), 1), wasm_i32x4_splat(1));
+      signs[h] = simd::iq_word_sign_bytes(t, words);
+      ls32[h] = simd::iq_word_scales(words);
     }
     const v128_t ls16 = wasm_i16x8_narrow_i32x4(ls32[0], ls32[1]);
     v128_t isum = wasm_i32x4_splat(0);

@@ -96,7 +96,6 @@ void iq2_tokens_relaxed(int64_t n, const void* w, const void* activations, int64
   simd::store_quads(sum, n_tokens, out, out_stride, 0.125f);
 }
 
-
 // IQ2_XS, one token: a block's 32 indices are unpacked 8 at a time in vector
 // lanes before its dots. The grid entries' addresses go to a buffer that the
 // 64-bit lane loads read, and the sign bytes come from the 7-bit indices
@@ -149,47 +148,21 @@ float iq2_xs_vec_dot_relaxed(int64_t n, const void* w, const void* activations) 
   return 0.125f * sum;
 }
 
-
-// IQ2_XXS, one token: the sign bytes of a block's 32 octets from its 8 group
-// words in lanes (iq_sign_lanes.h), as IQ3_XXS's; the grid entries by their
-// byte indices. The 8 groups are unrolled.
-float iq2_xxs_vec_dot_relaxed(int64_t n, const void* w, const void* activations) {
-  const auto* x = static_cast<const block_iq2_xxs*>(w);
-  const auto* y = static_cast<const block_q8_K*>(activations);
-  const simd::IqSignLanes* t = simd::unseen(&simd::kIqSignLanes);
-  const simd::SplatIndices* splat = simd::unseen(&simd::kSplatIndices);
-  float sum = 0;
-  for (int64_t i = 0; i < n / QK_K; ++i) {
-    const auto* q = reinterpret_cast<const uint8_t*>(x[i].qs);  // per group: 4 grid indices, then its word
-    v128_t signs[2], ls32[2];  // the sign bytes of octets 0-15 and 16-31; ls = 2 s + 1 of groups 0-3 and 4-7
-    for (int h = 0; h < 2; ++h) {
-      const v128_t words = wasm_i32x4_shuffle(wasm_v128_load(q + 32 * h), wasm_v128_load(q + 32 * h + 16), 1, 3, 5, 7);
-      signs[h] = simd::iq_word_sign_bytes(t, words);
-      ls32[h] = simd::iq_word_scales(words);
-    }
-    const v128_t ls16 = wasm_i16x8_narrow_i32x4(ls32[0], ls32[1]);
-    v128_t isum = wasm_i32x4_splat(0);
-#pragma clang loop unroll(full)
-    for (int ib = 0; ib < QK_K / 32; ++ib) {
-      v128_t p = wasm_i16x8_splat(0);  // four products of at most 43 * 127 per lane
-      for (int half = 0; half < 2; ++half) {
-        const int g = 2 * ib + half;  // weights 16 g .. 16 g + 15: octets 2 g, 2 g + 1
-        const v128_t a = simd::iq_signed_activations(t, signs[g >> 3], g & 7, y[i].qs + 16 * g);
-        const v128_t grid = wasm_v128_load64_lane(&kIq2xxsGrid[q[8 * ib + 2 * half + 1]],
-                                                  wasm_v128_load64_zero(&kIq2xxsGrid[q[8 * ib + 2 * half]]), 1);
-        p = wasm_i16x8_add(p, simd::relaxed_dot_i8x16_i7x16(a, grid));
-      }
-      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p, simd::relaxed_swizzle(ls16, wasm_v128_load(splat->i16[ib]))));
-    }
-    sum += fp16_to_fp32_fast(x[i].d) * y[i].d * static_cast<float>(simd::hsum_i32(isum));
-  }
-  return 0.125f * sum;
-}
-
 }  // namespace
 
 float vec_dot_iq2_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a) {
-  return iq2_xxs_vec_dot_relaxed(n, w, a);
+  // A group's 8 bytes: 4 grid indices, then its word (iq_sign_lanes.h).
+  const auto bytes = [](const block_iq2_xxs& b) { return reinterpret_cast<const uint8_t*>(b.qs); };
+  return 0.125f * simd::iq_word_groups_dot<block_iq2_xxs, 43>(
+                      n, w, a,
+                      [&](const block_iq2_xxs& b, int h) {
+                        return wasm_i32x4_shuffle(wasm_v128_load(bytes(b) + 32 * h), wasm_v128_load(bytes(b) + 32 * h + 16),
+                                                  1, 3, 5, 7);
+                      },
+                      [&](const block_iq2_xxs& b, int g) {
+                        const uint8_t* index = bytes(b) + 8 * (g / 2) + 2 * (g % 2);
+                        return wasm_v128_load64_lane(&kIq2xxsGrid[index[1]], wasm_v128_load64_zero(&kIq2xxsGrid[index[0]]), 1);
+                      });
 }
 float vec_dot_iq2_xs_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   return iq2_xs_vec_dot_relaxed(n, w, a);

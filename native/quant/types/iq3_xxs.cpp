@@ -123,42 +123,17 @@ void vec_dot_iq3_xxs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a
 // from memory, 2.40 -> 2.95 in cache; in Node 20 (V8 11.3) 2.55 -> 2.30 in
 // cache. The magnitudes are the 7-bit operand and the signs go onto the
 // activations; the integer sums and the float end are the reference's.
-float vec_dot_iq3_xxs_q8_K_relaxed(int64_t n, const void* w, const void* activations) {
-  static_assert(4 * Iq3xxsGroups::kLevelOffset * 127 < 32768);
-  const auto* x = static_cast<const block_iq3_xxs*>(w);
-  const auto* y = static_cast<const block_q8_K*>(activations);
-  const simd::IqSignLanes* t = simd::unseen(&simd::kIqSignLanes);
-  const simd::SplatIndices* splat = simd::unseen(&simd::kSplatIndices);
-  float sum = 0;
-  for (int64_t i = 0; i < n / QK_K; ++i) {
-    const uint8_t* qs = x[i].qs;
-    v128_t signs[2], ls32[2];  // the sign bytes of octets 0-15 and 16-31; ls = 2 s + 1 of groups 0-3 and 4-7
-    for (int h = 0; h < 2; ++h) {
-      const v128_t words = wasm_v128_load(qs + QK_K / 4 + 16 * h);
-      signs[h] = simd::iq_word_sign_bytes(t, words);
-      ls32[h] = simd::iq_word_scales(words);
-    }
-    const v128_t ls16 = wasm_i16x8_narrow_i32x4(ls32[0], ls32[1]);
-    v128_t isum = wasm_i32x4_splat(0);
-    // Unrolled, every table row's offset is a constant (rolled: 0.77x in Chromium).
-#pragma clang loop unroll(full)
-    for (int ib = 0; ib < QK_K / 32; ++ib) {
-      v128_t p = wasm_i16x8_splat(0);  // four products of at most 62 * 127 per lane
-      for (int half = 0; half < 2; ++half) {
-        const int g = 2 * ib + half;  // weights 16 g .. 16 g + 15: octets 2 g, 2 g + 1
-        const v128_t a = simd::iq_signed_activations(t, signs[g >> 3], g & 7, y[i].qs + 16 * g);
-        const auto entry = [&](int e) { return &kIq3xxsGrid[qs[4 * g + e]]; };
-        v128_t grid = wasm_v128_load32_zero(entry(0));
-        grid = wasm_v128_load32_lane(entry(1), grid, 1);
-        grid = wasm_v128_load32_lane(entry(2), grid, 2);
-        grid = wasm_v128_load32_lane(entry(3), grid, 3);
-        p = wasm_i16x8_add(p, simd::relaxed_dot_i8x16_i7x16(a, grid));
-      }
-      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p, simd::relaxed_swizzle(ls16, wasm_v128_load(splat->i16[ib]))));
-    }
-    sum += (fp16_to_fp32_fast(x[i].d) * y[i].d) * static_cast<float>(simd::hsum_i32(isum));
-  }
-  return Iq3xxsGroups::kFactor * sum;
+float vec_dot_iq3_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a) {
+  return Iq3xxsGroups::kFactor *
+         simd::iq_word_groups_dot<block_iq3_xxs, Iq3xxsGroups::kLevelOffset>(
+             n, w, a, [](const block_iq3_xxs& b, int h) { return wasm_v128_load(b.qs + QK_K / 4 + 16 * h); },
+             [](const block_iq3_xxs& b, int g) {
+               const auto entry = [&](int e) { return &kIq3xxsGrid[b.qs[4 * g + e]]; };
+               v128_t grid = wasm_v128_load32_zero(entry(0));
+               grid = wasm_v128_load32_lane(entry(1), grid, 1);
+               grid = wasm_v128_load32_lane(entry(2), grid, 2);
+               return wasm_v128_load32_lane(entry(3), grid, 3);
+             });
 }
 
 // Against int16 activations, 1 to 4 tokens (62 * 31 fits in int16).

@@ -139,7 +139,7 @@ float iq2_xs_vec_dot_relaxed(int64_t n, const void* w, const void* activations) 
       const v128_t a = simd::iq_signed_activations(t, signs[g >> 3], g & 7, y[i].qs + 16 * g);
       const v128_t grid = wasm_v128_load64_lane(reinterpret_cast<const void*>(uintptr_t{addr[2 * g + 1]}),
                                                 wasm_v128_load64_zero(reinterpret_cast<const void*>(uintptr_t{addr[2 * g]})), 1);
-      const v128_t ls = simd::relaxed_swizzle(ls16[g >> 3], wasm_v128_load(splat->i16[g & 7]));
+      const v128_t ls = simd::splat_i16_lane(ls16[g >> 3], g & 7, *splat);
       // int16 lanes: two products of at most 43 * 127 each.
       isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(simd::relaxed_dot_i8x16_i7x16(a, grid), ls));
     }

@@ -109,7 +109,7 @@ inline float iq_word_groups_dot(int64_t n, const void* w, const void* activation
         p = wasm_i16x8_add(p, relaxed_dot_i8x16_i7x16(iq_signed_activations(t, signs[g >> 3], g & 7, y[i].qs + 16 * g),
                                                       grid16(x[i], g)));
       }
-      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p, relaxed_swizzle(ls16, wasm_v128_load(splat->i16[ib]))));
+      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p, splat_i16_lane(ls16, ib, *splat)));
     }
     sum += (fp16_to_fp32_fast(x[i].d) * y[i].d) * static_cast<float>(hsum_i32(isum));
   }

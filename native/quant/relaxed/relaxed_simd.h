@@ -9,8 +9,8 @@
 // The loader picks that copy where the engine validates relaxed SIMD.
 // Both placeholders are commutative and the relaxed instructions are not:
 // clang may swap their operands, which the SIMD-vs-scalar tests catch. The
-// swizzle is written in asm, which keeps them in order; the dot, whose
-// 7-bit operand is a computed level, has not been swapped.
+// swizzle is written in asm, which keeps them in order; the dot is still a
+// builtin and has not been swapped so far (if it is, write it in asm too).
 // relaxed_simd_active() tells at run time which binary this is: the kernels
 // here are chosen only when it is true.
 #pragma once
@@ -54,7 +54,12 @@ inline constexpr SplatIndices kSplatIndices = [] {
 }();
 
 // int16 lane k (0..7, not a constant) of v in every lane: one pshufb.
-inline v128_t splat_i16_lane(v128_t v, int k) { return relaxed_swizzle(v, wasm_v128_load(kSplatIndices.i16[k])); }
+// t: kSplatIndices, or the same through a pointer clang cannot see into
+// (simd::unseen), which keeps the rows loads where clang would make them
+// constants for V8 to build in registers.
+inline v128_t splat_i16_lane(v128_t v, int k, const SplatIndices& t = kSplatIndices) {
+  return relaxed_swizzle(v, wasm_v128_load(t.i16[k]));
+}
 // Byte k (0..15) of v in every byte.
 inline v128_t splat_i8_lane(v128_t v, int k) { return relaxed_swizzle(v, wasm_v128_load(kSplatIndices.i8[k])); }
 

@@ -180,18 +180,22 @@ constexpr uint16_t kIq1sCodes[2048] = {
     0xaa82, 0xaa88, 0xaa8a, 0xaa95, 0xaaa0, 0xaaa2, 0xaaa8, 0xaaaa,
 };
 
-constexpr std::array<uint64_t, 2048> expand() {
+// offset 0: the values plus one (0..2); -1: the values.
+constexpr std::array<uint64_t, 2048> expand(int offset) {
   std::array<uint64_t, 2048> grid{};
   for (int i = 0; i < 2048; ++i)
     for (int j = 0; j < 8; ++j)
-      grid[i] |= static_cast<uint64_t>(static_cast<uint8_t>(((kIq1sCodes[i] >> 2 * j) & 3) - 1)) << 8 * j;
+      grid[i] |= static_cast<uint64_t>(static_cast<uint8_t>(((kIq1sCodes[i] >> 2 * j) & 3) + offset)) << 8 * j;
   return grid;
 }
 
 }  // namespace
 
-constexpr std::array<uint64_t, 2048> kIq1sGridData = expand();
+constexpr std::array<uint64_t, 2048> kIq1sGridData = expand(-1);
 alignas(16) const std::array<uint64_t, 2048> kIq1sGrid = kIq1sGridData;
+#ifdef __wasm_simd128__
+alignas(16) const std::array<uint64_t, 2048> kIq1sGridPlus1 = expand(0);
+#endif
 
 // Spot checks against ggml-common.h.
 static_assert(kIq1sGridData[0] == 0xffffffffffffffff && kIq1sGridData[1000] == 0x00000000ffff00ff &&

@@ -16,12 +16,16 @@ extern const std::array<uint64_t, 2048> kIq1sGrid;
 constexpr float kIq1Delta = 0.125f;  // ggml's IQ1S_DELTA, IQ1M_DELTA
 
 #ifdef __wasm_simd128__
-// The grid entries of indices k[0..3] (32 weights) as int8: *lo k[0], k[1];
-// *hi k[2], k[3].
-inline void iq1_grid_entries(const uint16_t* k, v128_t* lo, v128_t* hi) {
-  const uint64_t* grid = kIq1sGrid.data();
-  *lo = wasm_v128_load64_lane(&grid[k[1]], wasm_v128_load64_zero(&grid[k[0]]), 1);
-  *hi = wasm_v128_load64_lane(&grid[k[3]], wasm_v128_load64_zero(&grid[k[2]]), 1);
+// For the relaxed kernels: the grid's values plus one (0..2), a 7-bit
+// operand of the 8-bit dot.
+extern const std::array<uint64_t, 2048> kIq1sGridPlus1;
+
+// The kIq1sGridPlus1 entries at byte offsets (8 x index) off[0], off[1]:
+// 16 weights. Offsets found in vector lanes leave one scalar load per
+// entry, with no address arithmetic.
+inline v128_t iq1_grid_plus1_pair(const uint16_t* off) {
+  const auto* grid = reinterpret_cast<const uint8_t*>(kIq1sGridPlus1.data());
+  return wasm_v128_load64_lane(grid + off[1], wasm_v128_load64_zero(grid + off[0]), 1);
 }
 #endif
 

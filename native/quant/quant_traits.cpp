@@ -137,8 +137,7 @@ struct Table {
                                Relaxed{GgmlType::IQ3_S, vec_dot_iq3_s_q8_K_relaxed, vec_dot_iq3_s_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::IQ4_XS, vec_dot_iq4_xs_q8_K_relaxed, vec_dot_iq4_xs_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::IQ1_S, vec_dot_iq1_s_q8_K_relaxed, vec_dot_iq1_s_q8_K_tokens_relaxed},
-                               // one IQ1_M token: the SIMD-128 kernel (as fast; the same bits)
-                               Relaxed{GgmlType::IQ1_M, vec_dot_iq1_m_q8_K_simd, vec_dot_iq1_m_q8_K_tokens_relaxed}}) {
+                               Relaxed{GgmlType::IQ1_M, vec_dot_iq1_m_q8_K_relaxed, vec_dot_iq1_m_q8_K_tokens_relaxed}}) {
         QuantTraits& t = rows[static_cast<int>(k.type)];
         if (k.one) {
           t.vec_dot = k.one;

@@ -9,6 +9,16 @@
 
 namespace wasmlm::simd {
 
+// A table (or buffer) through a pointer clang cannot see into: its rows stay
+// loads at their uses (as constants, V8 builds each in registers and spills
+// them in unrolled kernels), and a multiply by a constant of powers of two
+// stays a multiply (as shifts by lane it becomes scalar code in V8).
+template <typename T>
+inline T* unseen(T* table) {
+  __asm__("" : "+r"(table));
+  return table;
+}
+
 // The high nibbles of v's bytes (u8x16.shr by 4) as a 16-bit shift and a
 // mask: V8 spells i8x16.shr_u as that shift plus a mask it builds anew in
 // three more instructions each time.

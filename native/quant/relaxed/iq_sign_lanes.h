@@ -34,15 +34,6 @@ alignas(16) inline constexpr IqSignLanes kIqSignLanes = [] {
   return t;
 }();
 
-// A table (or buffer) through a pointer clang cannot see into: its rows stay
-// loads at their uses (as constants, V8 builds each in registers and spills them in
-// these unrolled kernels).
-template <typename T>
-inline T* unseen(T* table) {
-  __asm__("" : "+r"(table));
-  return table;
-}
-
 // s: 7-bit sign indices in bytes (bit 7 clear); the sign bytes: each index
 // with the parity of its bits as bit 7, from the low 4 bits xor the high 3.
 inline v128_t iq_sign_bytes(const IqSignLanes* t, v128_t s) {

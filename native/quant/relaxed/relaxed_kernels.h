@@ -21,6 +21,7 @@ float vec_dot_iq3_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq3_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq4_xs_q8_K_relaxed(int64_t n, const void* w, const void* a);
 float vec_dot_iq1_s_q8_K_relaxed(int64_t n, const void* w, const void* a);
+float vec_dot_iq1_m_q8_K_relaxed(int64_t n, const void* w, const void* a);
 // TQ1_0, TQ2_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, the IQ1, IQ2 and IQ3 types, IQ4_XS: 1
 // to kMaxWideTokens tokens against Q8_K activations as they are
 // (QuantTraits::vec_dot_wide, WideForm::Q8_KAsIs), the bits of the one-token

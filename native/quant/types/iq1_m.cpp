@@ -144,18 +144,38 @@ float vec_dot_iq1_m_q8_K_simd(int64_t n, const void* w, const void* a) {
   return sum1 + kIq1Delta * sum2;
 }
 
-// For the relaxed kernels: a block's 32 grid indices (qs[k] with bits
-// 4(k % 2)..+2 of qh[k / 2] at bits 8-10), 8 at a time: qh[k / 2] times 256
-// or 16 in uint16 brings those bits to 8-10; its 16 scales (one per 16
-// weights, 2s + 1; sc[m / 4] times 2^(9 - 3(m % 4)) brings s to bits 9-11);
-// and per 16 weights the shifts as dot operands: bytes 2 where the delta is
-// +1/8, 0 where it is -1/8 (qh[m] bit 3: the first 8, bit 7: the second).
+// For the relaxed kernels, their constants, read through simd::unseen (as
+// constants clang makes the multiplies shifts by lane, which V8 runs one
+// lane at a time).
+struct Iq1mLanes {
+  int16_t index_mul[8];   // qh[k] in uint16 lanes 2k, 2k + 1 times these: each nibble's index bits at 11-13
+  int16_t scale_mul[8];   // sc[m / 4] times these: scale m's 3 bits at 9-11
+  uint8_t shifts[4][16];  // by a qh byte's delta bits (3, 7): bytes 2 where the delta is +1/8, 0 where -1/8
+};
+
+alignas(16) constexpr Iq1mLanes kIq1mLanes = [] {
+  Iq1mLanes t{};
+  for (int k = 0; k < 8; ++k) {
+    t.index_mul[k] = static_cast<int16_t>(k % 2 ? 128 : 2048);
+    t.scale_mul[k] = static_cast<int16_t>(512 >> 3 * (k % 4));
+  }
+  for (int s = 0; s < 4; ++s)
+    for (int j = 0; j < 16; ++j) t.shifts[s][j] = (s >> (j / 8)) & 1 ? 0 : 2;
+  return t;
+}();
+
+// A block's 32 grid entries as byte offsets into kIq1sGridPlus1 (8 x index:
+// qs[k] times 8 with bits 4(k % 2)..+2 of qh[k / 2] at bits 11-13), 8 at a
+// time; its 16 scales (one per 16 weights, 2s + 1); and per 16 weights the
+// shifts as dot operands, a row of kIq1mLanes.shifts found by its byte
+// offset (qh[m] bit 3 to bit 4, bit 7 to bit 5).
 struct Iq1mIndex {
-  alignas(16) uint16_t idx[QK_K / 8];
+  alignas(16) uint16_t off[QK_K / 8];
+  alignas(16) uint8_t shift_row[QK_K / 16];
   v128_t ls[2];  // scales of weights 16m..16m + 15: m = 0-7, 8-15
-  v128_t qh;
-  explicit Iq1mIndex(const block_iq1_m& b) {
-    qh = wasm_v128_load(b.qh);
+  const Iq1mLanes* lanes;
+  Iq1mIndex(const block_iq1_m& b, const Iq1mLanes* c) : lanes(c) {
+    const v128_t qh = wasm_v128_load(b.qh);
     const v128_t zero = wasm_i8x16_splat(0), qs0 = wasm_v128_load(b.qs), qs1 = wasm_v128_load(b.qs + 16);
     const v128_t h[4] = {wasm_i8x16_shuffle(qh, zero, 0, 16, 0, 16, 1, 16, 1, 16, 2, 16, 2, 16, 3, 16, 3, 16),
                          wasm_i8x16_shuffle(qh, zero, 4, 16, 4, 16, 5, 16, 5, 16, 6, 16, 6, 16, 7, 16, 7, 16),
@@ -163,37 +183,58 @@ struct Iq1mIndex {
                          wasm_i8x16_shuffle(qh, zero, 12, 16, 12, 16, 13, 16, 13, 16, 14, 16, 14, 16, 15, 16, 15, 16)};
     const v128_t lo[4] = {wasm_u16x8_extend_low_u8x16(qs0), wasm_u16x8_extend_high_u8x16(qs0),
                           wasm_u16x8_extend_low_u8x16(qs1), wasm_u16x8_extend_high_u8x16(qs1)};
-    const v128_t mul = wasm_i16x8_make(256, 16, 256, 16, 256, 16, 256, 16), bits = wasm_i16x8_splat(0x700);
+    const v128_t mul = wasm_v128_load(c->index_mul), bits = wasm_i16x8_splat(0x3800);
     for (int j = 0; j < 4; ++j)
-      wasm_v128_store(idx + 8 * j, wasm_v128_or(lo[j], wasm_v128_and(wasm_i16x8_mul(h[j], mul), bits)));
-    const v128_t sc = wasm_v128_load64_zero(b.scales);
-    const v128_t smul = wasm_i16x8_make(512, 64, 8, 1, 512, 64, 8, 1);
+      wasm_v128_store(off + 8 * j, wasm_v128_or(wasm_i16x8_shl(lo[j], 3), wasm_v128_and(wasm_i16x8_mul(h[j], mul), bits)));
+    wasm_v128_store(shift_row, wasm_v128_or(wasm_v128_and(wasm_i16x8_shl(qh, 1), wasm_i8x16_splat(0x10)),
+                                            wasm_v128_and(wasm_u16x8_shr(qh, 2), wasm_i8x16_splat(0x20))));
+    const v128_t sc = wasm_v128_load64_zero(b.scales), smul = wasm_v128_load(c->scale_mul);
     const v128_t s[2] = {wasm_i16x8_shuffle(sc, sc, 0, 0, 0, 0, 1, 1, 1, 1), wasm_i16x8_shuffle(sc, sc, 2, 2, 2, 2, 3, 3, 3, 3)};
     for (int k = 0; k < 2; ++k)
       ls[k] = wasm_i16x8_add(wasm_i16x8_shl(wasm_v128_and(wasm_u16x8_shr(wasm_i16x8_mul(s[k], smul), 9), wasm_i16x8_splat(7)), 1),
                              wasm_i16x8_splat(1));
   }
-  // Group ib's 32 grid values as int8: *lo weights 0-15, *hi 16-31.
-  void group(int ib, v128_t* lo, v128_t* hi) const { iq1_grid_entries(idx + 4 * ib, lo, hi); }
+  // Weights 16m..16m + 15: their grid values plus 1 as int8.
+  v128_t levels(int m) const { return iq1_grid_plus1_pair(off + 2 * m); }
   // Weights 16m..16m + 15: their shifts' signs plus 1, as bytes 0 or 2.
-  v128_t shifts(int m) const {
-    const v128_t bit = wasm_i8x16_make(8, 8, 8, 8, 8, 8, 8, 8, -128, -128, -128, -128, -128, -128, -128, -128);
-    const v128_t negative = wasm_v128_and(simd::splat_i8_lane(qh, m), bit);
-    return wasm_v128_and(wasm_i8x16_eq(negative, wasm_i8x16_splat(0)), wasm_i8x16_splat(2));
-  }
-  v128_t scale(int m) const { return simd::splat_i16_lane(ls[m / 8], m % 8); }
+  v128_t shifts(int m) const { return wasm_v128_load(lanes->shifts[0] + shift_row[m]); }
+  v128_t scale(int m, const simd::SplatIndices& t = simd::kSplatIndices) const { return simd::splat_i16_lane(ls[m / 8], m % 8, t); }
   v128_t scales_lo() const { return ls[0]; }
   v128_t scales_hi() const { return ls[1]; }
 };
+
+// With relaxed SIMD, one token: the sums of the token kernel below (the
+// same bits), 16 weights at a time, its float end as the reference's.
+float vec_dot_iq1_m_q8_K_relaxed(int64_t n, const void* w, const void* a) {
+  const auto* x = static_cast<const block_iq1_m*>(w);
+  const auto* y = static_cast<const block_q8_K*>(a);
+  const Iq1mLanes* lanes = simd::unseen(&kIq1mLanes);
+  const simd::SplatIndices* splat = simd::unseen(&simd::kSplatIndices);
+  float sum1 = 0, sum2 = 0;
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    const Iq1mIndex b(x[i], lanes);
+    const int8_t* q8 = y[i].qs;
+    v128_t isum1 = wasm_i32x4_splat(0), isum2 = wasm_i32x4_splat(0);
+#pragma clang loop unroll(full)
+    for (int m = 0; m < QK_K / 16; ++m, q8 += 16) {
+      const v128_t q = wasm_v128_load(q8), sc = b.scale(m, *splat);
+      isum1 = wasm_i32x4_add(isum1, wasm_i32x4_dot_i16x8(simd::relaxed_dot_i8x16_i7x16(q, b.levels(m)), sc));
+      isum2 = wasm_i32x4_add(isum2, wasm_i32x4_dot_i16x8(simd::relaxed_dot_i8x16_i7x16(q, b.shifts(m)), sc));
+    }
+    const v128_t offsets = simd::scaled_bsums(b.scales_lo(), b.scales_hi(), y[i].bsums);
+    const float d = fp16_to_fp32_fast(scales_of(x[i]).d()) * y[i].d;
+    sum1 += d * static_cast<float>(simd::hsum_i32(wasm_i32x4_sub(isum1, offsets)));
+    sum2 += d * static_cast<float>(simd::hsum_i32(wasm_i32x4_sub(isum2, offsets)));
+  }
+  return sum1 + kIq1Delta * sum2;
+}
 
 // With relaxed SIMD, 1 to kMaxWideTokens tokens of int8 Q8_K activations,
 // each block decoded once for all of them. Per 16 weights, the grid values
 // plus 1 (0..2) and the shifts' signs plus 1 (0, 2) are each the 7-bit
 // operand of an 8-bit dot with the activations, scaled by the 16's scale;
 // the 1 of both comes off as the scales times the block's sums of 16. The
-// reference's integer sums; the float ends in quads of tokens. (A one-token
-// kernel this way measured no faster than the SIMD-128 one: 1.05 against
-// 1.03 GB/s.)
+// reference's integer sums; the float ends in quads of tokens.
 void vec_dot_iq1_m_q8_K_tokens_relaxed(int64_t n, const void* w, const void* activations, int64_t act_stride,
                                        int n_tokens, float* out, int64_t out_stride) {
   const auto* x = static_cast<const block_iq1_m*>(w);
@@ -201,14 +242,13 @@ void vec_dot_iq1_m_q8_K_tokens_relaxed(int64_t n, const void* w, const void* act
   v128_t sum1[kMaxWideTokens / 4], sum2[kMaxWideTokens / 4], isum1[kMaxWideTokens], isum2[kMaxWideTokens];
   simd::start_quads(sum1, n_tokens, {isum1, isum2});
   simd::start_quads(sum2, n_tokens, {});
-  const v128_t one = wasm_i8x16_splat(1);
+  const Iq1mLanes* lanes = simd::unseen(&kIq1mLanes);
   for (int64_t i = 0; i < n / QK_K; ++i) {
-    const Iq1mIndex b(x[i]);
+    const Iq1mIndex b(x[i], lanes);
     for (int ib = 0; ib < QK_K / 32; ++ib) {
-      v128_t g[2], dl[2], sc[2];  // 32 weights: 2 x 16 levels, shifts and scales
-      b.group(ib, &g[0], &g[1]);
+      v128_t g[2], dl[2], sc[2];  // 32 weights: 2 x 16 levels plus 1, shifts and scales
       for (int h = 0; h < 2; ++h) {
-        g[h] = wasm_i8x16_add(g[h], one);
+        g[h] = b.levels(2 * ib + h);
         dl[h] = b.shifts(2 * ib + h);
         sc[h] = b.scale(2 * ib + h);
       }

@@ -91,29 +91,37 @@ inline void decode_group(const block_iq1_s& b, int ib, v128_t* lo, v128_t* hi) {
 inline int group_shift(uint16_t qh) { return qh & 0x8000 ? -group_scale(qh) : group_scale(qh); }
 
 // For the relaxed kernels, whose vector work leaves room for it (the
-// SIMD-128 ones measured 5% slower with it): a block's 32 grid indices
-// (qs[k] with bits 3(k % 4)..+2 of qh[k / 4] at bits 8-10), 8 at a time: qh
-// times 2^(9 - 3(k % 4)) in uint16, shifted right by 1, brings each one's 3
-// bits to bits 8-10. And its 8 groups' scales (2s + 1) and shifts
-// (+-scale) as int16 lanes.
+// SIMD-128 ones measured 5% slower with it): a block's 32 grid entries as
+// byte offsets into kIq1sGridPlus1 (8 x index: qs[k] times 8 with bits
+// 3(k % 4)..+2 of qh[k / 4] at bits 11-13), 8 at a time: qh times
+// 2^(12 - 3(k % 4)) in uint16, shifted right by 1, brings each entry's 3
+// bits there. And its 8 groups' scales (2s + 1) and shifts (+-scale) as
+// int16 lanes.
 struct Iq1sIndex {
-  alignas(16) uint16_t idx[QK_K / 8];
+  alignas(16) uint16_t off[QK_K / 8];
   v128_t ls, shift;
   explicit Iq1sIndex(const block_iq1_s& b) {
+    // through simd::unseen: as a constant, clang makes this multiply shifts
+    // by lane, which V8 runs one lane at a time
+    alignas(16) static constexpr int16_t kMul[8] = {4096, 512, 64, 8, 4096, 512, 64, 8};
+    const v128_t mul = wasm_v128_load(simd::unseen(kMul)), bits = wasm_i16x8_splat(0x3800);
     const v128_t qh = wasm_v128_load(b.qh), qs0 = wasm_v128_load(b.qs), qs1 = wasm_v128_load(b.qs + 16);
-    const v128_t mul = wasm_i16x8_make(512, 64, 8, 1, 512, 64, 8, 1), bits = wasm_i16x8_splat(0x700);
     const v128_t h[4] = {wasm_i16x8_shuffle(qh, qh, 0, 0, 0, 0, 1, 1, 1, 1), wasm_i16x8_shuffle(qh, qh, 2, 2, 2, 2, 3, 3, 3, 3),
                          wasm_i16x8_shuffle(qh, qh, 4, 4, 4, 4, 5, 5, 5, 5), wasm_i16x8_shuffle(qh, qh, 6, 6, 6, 6, 7, 7, 7, 7)};
     const v128_t lo[4] = {wasm_u16x8_extend_low_u8x16(qs0), wasm_u16x8_extend_high_u8x16(qs0),
                           wasm_u16x8_extend_low_u8x16(qs1), wasm_u16x8_extend_high_u8x16(qs1)};
     for (int j = 0; j < 4; ++j)
-      wasm_v128_store(idx + 8 * j, wasm_v128_or(lo[j], wasm_v128_and(wasm_u16x8_shr(wasm_i16x8_mul(h[j], mul), 1), bits)));
+      wasm_v128_store(off + 8 * j, wasm_v128_or(wasm_i16x8_shl(lo[j], 3),
+                                                wasm_v128_and(wasm_u16x8_shr(wasm_i16x8_mul(h[j], mul), 1), bits)));
     ls = wasm_i16x8_add(wasm_i16x8_shl(wasm_v128_and(wasm_u16x8_shr(qh, 12), wasm_i16x8_splat(7)), 1), wasm_i16x8_splat(1));
     const v128_t neg = wasm_i16x8_shr(qh, 15);
     shift = wasm_i16x8_sub(wasm_v128_xor(ls, neg), neg);
   }
-  // Group ib's 32 grid values as int8: *lo weights 0-15, *hi 16-31.
-  void group(int ib, v128_t* lo, v128_t* hi) const { iq1_grid_entries(idx + 4 * ib, lo, hi); }
+  // Group ib's 32 grid values plus 1 as int8: *lo weights 0-15, *hi 16-31.
+  void group(int ib, v128_t* lo, v128_t* hi) const {
+    *lo = iq1_grid_plus1_pair(off + 4 * ib);
+    *hi = iq1_grid_plus1_pair(off + 4 * ib + 2);
+  }
 };
 
 // The groups' int16 values v per 16 weights (lanes 2g, 2g + 1: group g).
@@ -156,7 +164,7 @@ float vec_dot_iq1_s_q8_K_simd(int64_t n, const void* w, const void* a) {
 float vec_dot_iq1_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   const auto* x = static_cast<const block_iq1_s*>(w);
   const auto* y = static_cast<const block_q8_K*>(a);
-  const v128_t one = wasm_i8x16_splat(1);
+  const simd::SplatIndices* splat = simd::unseen(&simd::kSplatIndices);
   float sum = 0, sum1 = 0;
   for (int64_t i = 0; i < n / QK_K; ++i) {
     const int8_t* q8 = y[i].qs;
@@ -166,9 +174,9 @@ float vec_dot_iq1_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
       v128_t lo, hi;
       b.group(ib, &lo, &hi);
       // int16 lanes: four products of at most 2 * 127
-      const v128_t p = wasm_i16x8_add(simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8), wasm_i8x16_add(lo, one)),
-                                      simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), wasm_i8x16_add(hi, one)));
-      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p, simd::splat_i16_lane(b.ls, ib)));
+      const v128_t p = wasm_i16x8_add(simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8), lo),
+                                      simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(q8 + 16), hi));
+      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p, simd::splat_i16_lane(b.ls, ib, *splat)));
     }
     isum = wasm_i32x4_sub(isum, simd::scaled_bsums(per16_lo(b.ls), per16_hi(b.ls), y[i].bsums));
     const float d = fp16_to_fp32_fast(x[i].d) * y[i].d;
@@ -187,15 +195,12 @@ void vec_dot_iq1_s_q8_K_tokens_relaxed(int64_t n, const void* w, const void* act
   v128_t sum[kMaxWideTokens / 4], sum1[kMaxWideTokens / 4], isum[kMaxWideTokens], isum1[kMaxWideTokens];
   simd::start_quads(sum, n_tokens, {isum, isum1});
   simd::start_quads(sum1, n_tokens, {});
-  const v128_t one = wasm_i8x16_splat(1);
   for (int64_t i = 0; i < n / QK_K; ++i) {
     const Iq1sIndex b(x[i]);
     for (int ib = 0; ib < QK_K / 32; ib += 2) {
-      v128_t l[4], sc[2];  // 64 weights: 4 x 16 levels and their groups' scales
+      v128_t l[4], sc[2];  // 64 weights: 4 x 16 levels plus 1 and their groups' scales
       for (int h = 0; h < 2; ++h) {
         b.group(ib + h, &l[2 * h], &l[2 * h + 1]);
-        l[2 * h] = wasm_i8x16_add(l[2 * h], one);
-        l[2 * h + 1] = wasm_i8x16_add(l[2 * h + 1], one);
         sc[h] = simd::splat_i16_lane(b.ls, ib + h);
       }
       const uint8_t* q8 = a + i * sizeof(block_q8_K) + offsetof(block_q8_K, qs) + 32 * ib;

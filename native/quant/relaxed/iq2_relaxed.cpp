@@ -153,11 +153,13 @@ float iq2_xs_vec_dot_relaxed(int64_t n, const void* w, const void* activations) 
 float vec_dot_iq2_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   // A group's 8 bytes: 4 grid indices, then its word (iq_sign_lanes.h).
   const auto bytes = [](const block_iq2_xxs& b) { return reinterpret_cast<const uint8_t*>(b.qs); };
-  return 0.125f * simd::iq_word_groups_dot<block_iq2_xxs, 43>(
+  const auto words = [&](const block_iq2_xxs& b, int h) {
+    return wasm_i32x4_shuffle(wasm_v128_load(bytes(b) + 32 * h), wasm_v128_load(bytes(b) + 32 * h + 16), 1, 3, 5, 7);
+  };
+  return 0.125f * simd::iq_sign_groups_dot<block_iq2_xxs, 43>(
                       n, w, a,
-                      [&](const block_iq2_xxs& b, int h) {
-                        return wasm_i32x4_shuffle(wasm_v128_load(bytes(b) + 32 * h), wasm_v128_load(bytes(b) + 32 * h + 16),
-                                                  1, 3, 5, 7);
+                      [&](const block_iq2_xxs& b, const simd::IqSignLanes* t, v128_t* signs, v128_t* ls16) {
+                        simd::iq_word_lanes(t, words(b, 0), words(b, 1), signs, ls16);
                       },
                       [&](const block_iq2_xxs& b, int g) {
                         const uint8_t* index = bytes(b) + 8 * (g / 2) + 2 * (g % 2);

@@ -81,42 +81,5 @@ void iq_groups_tokens_relaxed(int64_t n, const void* w, const void* activations,
   store_quads(sum, n_tokens, out, out_stride, Groups::kFactor);
 }
 
-// One token of the IQ3 types, whose groups are 8 grid entries of 4
-// magnitudes (up to 62) with a sign byte per 8 weights:
-// Groups::grid(block, ib, k), the address of entry k (0..7) of group ib;
-// Groups::sign_row(block, ib, l), that of octet l's signs as 8 bytes (0xFF:
-// negative). The magnitudes are the 7-bit operand and the signs go onto the
-// activations (signed_activations), as in the IQ2 kernels. The integer sums
-// and the float end are iq_groups_tokens_relaxed's: the same bits.
-template <typename Groups>
-float iq_grid4_vec_dot_relaxed(int64_t n, const void* w, const void* activations) {
-  static_assert(4 * Groups::kLevelOffset * 127 < 32768);
-  const auto* x = static_cast<const typename Groups::Block*>(w);
-  const auto* y = static_cast<const block_q8_K*>(activations);
-  float sum = 0;
-  for (int64_t i = 0; i < n / QK_K; ++i) {
-    v128_t isum = wasm_i32x4_splat(0);
-    for (int ib = 0; ib < QK_K / 32; ++ib) {
-      const auto grid = [&](int h) {  // weights 16h..16h+15
-        v128_t g = wasm_v128_load32_zero(Groups::grid(x[i], ib, 4 * h));
-        g = wasm_v128_load32_lane(Groups::grid(x[i], ib, 4 * h + 1), g, 1);
-        g = wasm_v128_load32_lane(Groups::grid(x[i], ib, 4 * h + 2), g, 2);
-        return wasm_v128_load32_lane(Groups::grid(x[i], ib, 4 * h + 3), g, 3);
-      };
-      const auto signed_q8 = [&](int h) {
-        return signed_activations(y[i].qs + 32 * ib + 16 * h, Groups::sign_row(x[i], ib, 2 * h),
-                                  Groups::sign_row(x[i], ib, 2 * h + 1));
-      };
-      // int16 lanes: four products of at most 62 * 127 each.
-      const v128_t p = wasm_i16x8_add(relaxed_dot_i8x16_i7x16(signed_q8(0), grid(0)),
-                                      relaxed_dot_i8x16_i7x16(signed_q8(1), grid(1)));
-      const auto ls = static_cast<int16_t>(Groups::scale(x[i], ib));
-      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p, wasm_i16x8_splat(ls)));
-    }
-    sum += (fp16_to_fp32_fast(x[i].d) * y[i].d) * static_cast<float>(hsum_i32(isum));
-  }
-  return Groups::kFactor * sum;
-}
-
 }  // namespace wasmlm::simd
 #endif

@@ -68,15 +68,24 @@ inline v128_t iq_signed_activations(const IqSignLanes* t, v128_t signs, int k, c
   return wasm_i8x16_sub(z, wasm_v128_xor(wasm_v128_load(q8), z));
 }
 
-// The one-token dot of a type whose 8 groups of 32 weights each carry a
-// word of 4 sign indices and a scale (IQ2_XXS, IQ3_XXS), without its
-// factor: words(block, h) gives groups 4h..4h+3's words, grid16(block, g)
-// the magnitudes (at most kMaxLevel) of weights 16g..16g+15. The integer
-// sums and the float arithmetic are the reference's. The groups are
-// unrolled, so every table row's offset is a constant (rolled: 0.77x in
-// Chromium).
-template <typename Block, int kMaxLevel, typename Words, typename Grid16>
-inline float iq_word_groups_dot(int64_t n, const void* w, const void* activations, Words&& words, Grid16&& grid16) {
+// The sign bytes and int16 scales (2 s + 1) of a block's 8 groups from
+// their words (IQ2_XXS, IQ3_XXS): word0 groups 0-3, word1 groups 4-7.
+inline void iq_word_lanes(const IqSignLanes* t, v128_t word0, v128_t word1, v128_t signs[2], v128_t* ls16) {
+  signs[0] = iq_word_sign_bytes(t, word0);
+  signs[1] = iq_word_sign_bytes(t, word1);
+  *ls16 = wasm_i16x8_narrow_i32x4(iq_word_scales(word0), iq_word_scales(word1));
+}
+
+// The one-token dot of a type of 8 groups of 32 weights, each with one
+// scale, whose magnitudes (at most kMaxLevel) take a sign per weight,
+// without its factor: lanes(block, t, signs, &ls16) gives the sign bytes of
+// octets 0-15 and 16-31 (bit j: weight j negative) and the groups' scales
+// 2 s + 1 in int16 lanes; grid16(block, g) the magnitudes of weights
+// 16g..16g+15 (called after lanes, for the same block). The integer sums and
+// the float arithmetic are the reference's. The groups are unrolled, so
+// every table row's offset is a constant (rolled: 0.77x in Chromium).
+template <typename Block, int kMaxLevel, typename Lanes, typename Grid16>
+inline float iq_sign_groups_dot(int64_t n, const void* w, const void* activations, Lanes&& lanes, Grid16&& grid16) {
   static_assert(4 * kMaxLevel * 127 < 32768, "a group's int16 lanes hold four products");
   const auto* x = static_cast<const Block*>(w);
   const auto* y = static_cast<const block_q8_K*>(activations);
@@ -84,13 +93,8 @@ inline float iq_word_groups_dot(int64_t n, const void* w, const void* activation
   const SplatIndices* splat = unseen(&kSplatIndices);
   float sum = 0;
   for (int64_t i = 0; i < n / QK_K; ++i) {
-    v128_t signs[2], ls32[2];  // the sign bytes of octets 0-15 and 16-31; ls = 2 s + 1 of groups 0-3 and 4-7
-    for (int h = 0; h < 2; ++h) {
-      const v128_t word = words(x[i], h);
-      signs[h] = iq_word_sign_bytes(t, word);
-      ls32[h] = iq_word_scales(word);
-    }
-    const v128_t ls16 = wasm_i16x8_narrow_i32x4(ls32[0], ls32[1]);
+    v128_t signs[2], ls16;
+    lanes(x[i], t, signs, &ls16);
     v128_t isum = wasm_i32x4_splat(0);
 #pragma clang loop unroll(full)
     for (int ib = 0; ib < QK_K / 32; ++ib) {

@@ -61,7 +61,9 @@ inline v128_t splat_i16_lane(v128_t v, int k, const SplatIndices& t = kSplatIndi
   return relaxed_swizzle(v, wasm_v128_load(t.i16[k]));
 }
 // Byte k (0..15) of v in every byte.
-inline v128_t splat_i8_lane(v128_t v, int k) { return relaxed_swizzle(v, wasm_v128_load(kSplatIndices.i8[k])); }
+inline v128_t splat_i8_lane(v128_t v, int k, const SplatIndices& t = kSplatIndices) {
+  return relaxed_swizzle(v, wasm_v128_load(t.i8[k]));
+}
 
 // 16 int8 activations a[0..15] with two octets' signs applied, s0 for
 // a[0..7] and s1 for a[8..15], each 8 bytes 0xFF where negative:

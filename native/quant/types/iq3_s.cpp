@@ -5,6 +5,7 @@
 #include "quant/fp16.h"
 #include "quant/iq_groups_kernel.h"
 #include "quant/relaxed/iq_groups_relaxed.h"
+#include "quant/relaxed/iq_sign_lanes.h"
 #include "quant/relaxed/relaxed_kernels.h"
 #include "quant/iq3_grids.h"
 #include "quant/quant_types.h"
@@ -92,10 +93,62 @@ struct Iq3sGroups {
   static int32_t scale(const Block& b, int ib) { return group_scale(b, ib); }
 };
 
+// For the relaxed one-token kernel, its multipliers, read through
+// simd::unseen (as constants, clang makes the multiplies shifts by lane,
+// which V8 runs one lane at a time).
+struct Iq3sLanes {
+  int16_t index_mul[8];  // qh[ib] in uint16 lane k times these: its bit k at bit 10
+  int16_t scale_mul[8];  // scales[ib / 2] in uint16 lane ib times these: its nibble at bits 4-7
+};
+
+alignas(16) constexpr Iq3sLanes kIq3sLanes = [] {
+  Iq3sLanes t{};
+  for (int k = 0; k < 8; ++k) {
+    t.index_mul[k] = static_cast<int16_t>(1024 >> k);
+    t.scale_mul[k] = static_cast<int16_t>(k % 2 ? 1 : 16);
+  }
+  return t;
+}();
+
 }  // namespace
 
+// With relaxed SIMD, one token: the signs are bits already, one sign byte
+// per octet; the 64 grid entries' byte offsets (4 x index: qs[8 ib + k]
+// times 4 with bit k of qh[ib] at bit 10) are found per block in lanes,
+// leaving one scalar load per entry (iq_sign_lanes.h).
 float vec_dot_iq3_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
-  return simd::iq_grid4_vec_dot_relaxed<Iq3sGroups>(n, w, a);
+  const Iq3sLanes* c = simd::unseen(&kIq3sLanes);
+  const simd::SplatIndices* splat = simd::unseen(&simd::kSplatIndices);
+  alignas(16) uint16_t off_buffer[QK_K / 4];
+  uint16_t* off = simd::unseen(off_buffer);
+  const auto* grid = reinterpret_cast<const uint8_t*>(kIq3sGrid.data());
+  return simd::iq_sign_groups_dot<block_iq3_s, Iq3sGroups::kLevelOffset>(
+      n, w, a,
+      [&](const block_iq3_s& b, const simd::IqSignLanes*, v128_t* signs, v128_t* ls16) {
+        signs[0] = wasm_v128_load(b.signs);
+        signs[1] = wasm_v128_load(b.signs + 16);
+        const v128_t sc = wasm_i8x16_shuffle(wasm_v128_load32_zero(b.scales), wasm_i8x16_splat(0), 0, 16, 0, 16, 1, 16, 1,
+                                             16, 2, 16, 2, 16, 3, 16, 3, 16);
+        const v128_t s = wasm_v128_and(wasm_u16x8_shr(wasm_i16x8_mul(sc, wasm_v128_load(c->scale_mul)), 4), wasm_i16x8_splat(15));
+        *ls16 = wasm_i16x8_add(wasm_i16x8_shl(s, 1), wasm_i16x8_splat(1));
+        const v128_t qh = wasm_v128_load64_zero(b.qh), mul = wasm_v128_load(c->index_mul);
+        for (int h = 0; h < 4; ++h) {
+          const v128_t qs = wasm_v128_load(b.qs + 16 * h);
+          for (int half = 0; half < 2; ++half) {
+            const int ib = 2 * h + half;
+            const v128_t lo = wasm_i16x8_shl(half ? wasm_u16x8_extend_high_u8x16(qs) : wasm_u16x8_extend_low_u8x16(qs), 2);
+            const v128_t hi = wasm_v128_and(wasm_i16x8_mul(simd::splat_i8_lane(qh, ib, *splat), mul), wasm_i16x8_splat(0x400));
+            wasm_v128_store(off + 8 * ib, wasm_v128_or(lo, hi));
+          }
+        }
+      },
+      [&](const block_iq3_s&, int g) {
+        const uint16_t* e = off + 4 * g;
+        v128_t v = wasm_v128_load32_zero(grid + e[0]);
+        v = wasm_v128_load32_lane(grid + e[1], v, 1);
+        v = wasm_v128_load32_lane(grid + e[2], v, 2);
+        return wasm_v128_load32_lane(grid + e[3], v, 3);
+      });
 }
 
 float vec_dot_iq3_s_q8_K_simd(int64_t n, const void* w, const void* a) {

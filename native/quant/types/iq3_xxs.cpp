@@ -119,14 +119,17 @@ void vec_dot_iq3_xxs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a
 // group words in vector lanes (iq_sign_lanes.h); the grid entries are read
 // by their byte indices as before.
 // The 8 groups are unrolled. Kernel bench, relaxed, 1 thread, alternating
-// with iq_grid4_vec_dot_relaxed: in Chromium 1.98-2.01 -> 2.20-2.35 GB/s
+// with the kernel before (scalar sign rows and addresses): in Chromium 1.98-2.01 -> 2.20-2.35 GB/s
 // from memory, 2.40 -> 2.95 in cache; in Node 20 (V8 11.3) 2.55 -> 2.30 in
 // cache. The magnitudes are the 7-bit operand and the signs go onto the
 // activations; the integer sums and the float end are the reference's.
 float vec_dot_iq3_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   return Iq3xxsGroups::kFactor *
-         simd::iq_word_groups_dot<block_iq3_xxs, Iq3xxsGroups::kLevelOffset>(
-             n, w, a, [](const block_iq3_xxs& b, int h) { return wasm_v128_load(b.qs + QK_K / 4 + 16 * h); },
+         simd::iq_sign_groups_dot<block_iq3_xxs, Iq3xxsGroups::kLevelOffset>(
+             n, w, a,
+             [](const block_iq3_xxs& b, const simd::IqSignLanes* t, v128_t* signs, v128_t* ls16) {
+               simd::iq_word_lanes(t, wasm_v128_load(b.qs + QK_K / 4), wasm_v128_load(b.qs + QK_K / 4 + 16), signs, ls16);
+             },
              [](const block_iq3_xxs& b, int g) {
                const auto entry = [&](int e) { return &kIq3xxsGrid[b.qs[4 * g + e]]; };
                v128_t grid = wasm_v128_load32_zero(entry(0));

@@ -1,9 +1,9 @@
 // IQ2_XXS, IQ2_XS and IQ2_S x Q8_K, one token, with the relaxed 8-bit dot:
 // the grid magnitudes (8, 25, 43) are the 7-bit operand and the signs go
 // onto the activations instead ((a ^ m) - m, m = 0xFF where a weight is
-// negative; |a| <= 127 keeps that exact). Per 16 weights: one dot into int16
-// lanes, scaled by its ls in one i32x4.dot_i16x8. The integer sum and the
-// float arithmetic are iq2_kernel.h's: the same bits as the reference.
+// negative; |a| <= 127 keeps that exact); and their prompt kernels. The
+// integer sums and the float arithmetic are iq2_kernel.h's: the same bits as
+// the reference.
 #include "quant/relaxed/relaxed_kernels.h"
 #ifdef __wasm_simd128__
 
@@ -21,38 +21,6 @@
 namespace wasmlm {
 
 namespace {
-
-// Octets l and l + 1 (16 weights) against their 16 activations at q8: the
-// int16 lanes of the dot of magnitudes with signed activations.
-template <typename Codec>
-inline v128_t octet_pair(const Codec& c, int l, const int8_t* q8) {
-  const v128_t grid = wasm_v128_load64_lane(c.grid(l + 1), wasm_v128_load64_zero(c.grid(l)), 1);
-  return simd::relaxed_dot_i8x16_i7x16(simd::signed_activations(q8, c.sign_bytes(l), c.sign_bytes(l + 1)), grid);
-}
-
-template <typename Codec>
-float iq2_vec_dot_relaxed(int64_t n, const void* w, const void* activations) {
-  const auto* x = static_cast<const typename Codec::Block*>(w);
-  const auto* y = static_cast<const block_q8_K*>(activations);
-  float sum = 0;
-  for (int64_t i = 0; i < n / QK_K; ++i) {
-    v128_t isum = wasm_i32x4_splat(0);
-    for (int ib32 = 0; ib32 < QK_K / 32; ++ib32) {
-      const Codec c(x[i], ib32);
-      const int8_t* q8 = y[i].qs + 32 * ib32;
-      // int16 lanes: two products of at most 43 * 127 each (twice that for one scale).
-      const v128_t p1 = octet_pair(c, 0, q8), p2 = octet_pair(c, 2, q8 + 16);
-      if (Codec::kOneScale) {
-        isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(wasm_i16x8_add(p1, p2), wasm_i16x8_splat(c.ls1)));
-      } else {
-        isum = wasm_i32x4_add(isum, wasm_i32x4_add(wasm_i32x4_dot_i16x8(p1, wasm_i16x8_splat(c.ls1)),
-                                                   wasm_i32x4_dot_i16x8(p2, wasm_i16x8_splat(c.ls2))));
-      }
-    }
-    sum += fp16_to_fp32_fast(x[i].d) * y[i].d * static_cast<float>(simd::hsum_i32(isum));
-  }
-  return 0.125f * sum;
-}
 
 // Several tokens: the signed grid values plus 43 (0..86) are the 7-bit
 // operand, unpacked once per block for every token; the 43 of every weight
@@ -96,56 +64,82 @@ void iq2_tokens_relaxed(int64_t n, const void* w, const void* activations, int64
   simd::store_quads(sum, n_tokens, out, out_stride, 0.125f);
 }
 
-// IQ2_XS, one token: a block's 32 indices are unpacked 8 at a time in vector
-// lanes before its dots. The grid entries' addresses go to a buffer that the
-// 64-bit lane loads read, and the sign bytes come from the 7-bit indices
-// (iq_sign_lanes.h). In Chromium this ran 1.25-1.4x the codec kernel above.
+// The one-token kernels of IQ2_XS and IQ2_S (and IQ2_XXS below) run on sign
+// lanes (iq_sign_lanes.h): a block's 32 grid entries' byte offsets (8 x
+// index) are found 8 at a time in vector lanes and stored, leaving one
+// scalar load per entry; the sign bytes too are found or loaded per block.
+// In Chromium, 1 thread, this ran 1.25-1.4x the codec kernel before it
+// (IQ2_XS), 1.4-1.45x (IQ2_S: 1.59-1.63 -> 2.31-2.33 GB/s).
+
+// The two entries of weights 16g..16g+15 at byte offsets off[2g], off[2g + 1] of grid.
+inline v128_t grid_pair(const uint64_t* grid, const uint16_t* off, int g) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(grid);
+  return wasm_v128_load64_lane(bytes + off[2 * g + 1], wasm_v128_load64_zero(bytes + off[2 * g]), 1);
+}
+
+// ls = 2 s + 1 of the 16 groups of 16 weights (scales[ib32] low nibble, then
+// high), as int16 lanes: ls[0] groups 0-7, ls[1] 8-15.
+inline void scale_lanes(const uint8_t* scales, v128_t ls[2]) {
+  const v128_t sc = wasm_v128_load64_zero(scales), m4 = wasm_i8x16_splat(0x0F);
+  const v128_t nib = wasm_i8x16_shuffle(wasm_v128_and(sc, m4), wasm_v128_and(wasm_u16x8_shr(sc, 4), m4), 0, 16, 1, 17, 2,
+                                        18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const v128_t ls8 = wasm_v128_or(wasm_i8x16_add(nib, nib), wasm_i8x16_splat(1));
+  ls[0] = wasm_u16x8_extend_low_u8x16(ls8);
+  ls[1] = wasm_u16x8_extend_high_u8x16(ls8);
+}
+
+// IQ2_XS: each uint16 of qs is a 9-bit index and a 7-bit sign index.
 float iq2_xs_vec_dot_relaxed(int64_t n, const void* w, const void* activations) {
-  const auto* x = static_cast<const block_iq2_xs*>(w);
-  const auto* y = static_cast<const block_q8_K*>(activations);
-  const simd::IqSignLanes* t = simd::unseen(&simd::kIqSignLanes);
-  const simd::SplatIndices* splat = simd::unseen(&simd::kSplatIndices);
-  // Stored and loaded back (through a pointer clang cannot see into), not
-  // extracted lane by lane.
-  alignas(16) uint32_t addr_buffer[QK_K / 8];
-  uint32_t* addr = simd::unseen(addr_buffer);
-  const v128_t grid_base = wasm_i32x4_splat(static_cast<int32_t>(reinterpret_cast<uintptr_t>(kIq2xsGrid.data())));
-  float sum = 0;
-  for (int64_t i = 0; i < n / QK_K; ++i) {
-    // ls = 2 s + 1 of the 16 groups of 16 weights (scales[ib32] low nibble, then high), as int16 lanes.
-    const v128_t sc = wasm_v128_load64_zero(x[i].scales);
-    const v128_t m4 = wasm_i8x16_splat(0x0F);
-    const v128_t nib = wasm_i8x16_shuffle(wasm_v128_and(sc, m4), wasm_v128_and(wasm_u16x8_shr(sc, 4), m4), 0, 16, 1, 17,
-                                          2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const v128_t ls8 = wasm_v128_or(wasm_i8x16_add(nib, nib), wasm_i8x16_splat(1));
-    const v128_t ls16[2] = {wasm_u16x8_extend_low_u8x16(ls8), wasm_u16x8_extend_high_u8x16(ls8)};
-    v128_t signs[2];  // the sign bytes of octets 0-15 and 16-31
-    for (int h = 0; h < 2; ++h) {
-      v128_t sign_lanes[2];
-      for (int j = 0; j < 2; ++j) {
-        const v128_t q = wasm_v128_load(x[i].qs + 16 * h + 8 * j);
-        const v128_t offset = wasm_i16x8_shl(wasm_v128_and(q, wasm_i16x8_splat(511)), 3);
-        wasm_v128_store(addr + 16 * h + 8 * j, wasm_i32x4_add(wasm_u32x4_extend_low_u16x8(offset), grid_base));
-        wasm_v128_store(addr + 16 * h + 8 * j + 4, wasm_i32x4_add(wasm_u32x4_extend_high_u16x8(offset), grid_base));
-        sign_lanes[j] = simd::iq_sign_bytes(t, wasm_u16x8_shr(q, 9));  // in the low byte of each int16 lane
-      }
-      signs[h] = wasm_u8x16_narrow_i16x8(sign_lanes[0], sign_lanes[1]);
-    }
-    __asm__ volatile("" ::"r"(addr) : "memory");  // the stores above are read below
-    v128_t isum = wasm_i32x4_splat(0);
-    // Unrolled, every table row's offset is a constant (rolled, V8 computed them per group).
-#pragma clang loop unroll(full)
-    for (int g = 0; g < QK_K / 16; ++g) {
-      const v128_t a = simd::iq_signed_activations(t, signs[g >> 3], g & 7, y[i].qs + 16 * g);
-      const v128_t grid = wasm_v128_load64_lane(reinterpret_cast<const void*>(uintptr_t{addr[2 * g + 1]}),
-                                                wasm_v128_load64_zero(reinterpret_cast<const void*>(uintptr_t{addr[2 * g]})), 1);
-      const v128_t ls = simd::splat_i16_lane(ls16[g >> 3], g & 7, *splat);
-      // int16 lanes: two products of at most 43 * 127 each.
-      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(simd::relaxed_dot_i8x16_i7x16(a, grid), ls));
-    }
-    sum += fp16_to_fp32_fast(x[i].d) * y[i].d * static_cast<float>(simd::hsum_i32(isum));
-  }
-  return 0.125f * sum;
+  alignas(16) uint16_t off_buffer[QK_K / 8];
+  uint16_t* off = simd::unseen(off_buffer);  // stored and loaded back, not extracted lane by lane
+  return 0.125f * simd::iq_sign_groups_dot<block_iq2_xs, 43, 2>(
+      n, w, activations,
+      [&](const block_iq2_xs& b, const simd::IqSignLanes* t, v128_t* signs, v128_t* ls) {
+        scale_lanes(b.scales, ls);
+        for (int h = 0; h < 2; ++h) {
+          v128_t sign_lanes[2];
+          for (int j = 0; j < 2; ++j) {
+            const v128_t q = wasm_v128_load(b.qs + 16 * h + 8 * j);
+            wasm_v128_store(off + 16 * h + 8 * j, wasm_i16x8_shl(wasm_v128_and(q, wasm_i16x8_splat(511)), 3));
+            sign_lanes[j] = simd::iq_sign_bytes(t, wasm_u16x8_shr(q, 9));  // in the low byte of each int16 lane
+          }
+          signs[h] = wasm_u8x16_narrow_i16x8(sign_lanes[0], sign_lanes[1]);
+        }
+      },
+      [&](const block_iq2_xs&, int g) { return grid_pair(kIq2xsGrid.data(), off, g); });
+}
+
+// IQ2_S: qs[0..31] the low 8 bits of the 10-bit indices, qs[32..63] the sign
+// bytes as they are, qh[ib32] the indices' high 2 bits (bits 2l, 2l + 1:
+// entry l). Entry k's qh byte, in both bytes of uint16 lane k % 8, times
+// kQhMul[k % 8] brings its 2 bits to bits 11-12 of the offset; the
+// multipliers through simd::unseen (as constants, clang makes the multiply
+// shifts by lane, which V8 runs one lane at a time).
+alignas(16) constexpr int16_t kIq2sQhMul[8] = {2048, 512, 128, 32, 2048, 512, 128, 32};
+
+float iq2_s_vec_dot_relaxed(int64_t n, const void* w, const void* activations) {
+  alignas(16) uint16_t off_buffer[QK_K / 8];
+  uint16_t* off = simd::unseen(off_buffer);
+  const int16_t* qh_mul = simd::unseen(kIq2sQhMul);
+  return 0.125f * simd::iq_sign_groups_dot<block_iq2_s, 43, 2>(
+      n, w, activations,
+      [&](const block_iq2_s& b, const simd::IqSignLanes* t, v128_t* signs, v128_t* ls) {
+        scale_lanes(b.scales, ls);
+        signs[0] = wasm_v128_load(b.qs + QK_K / 8);
+        signs[1] = wasm_v128_load(b.qs + QK_K / 8 + 16);
+        const v128_t qh = wasm_v128_load64_zero(b.qh), mul = wasm_v128_load(qh_mul);
+        for (int h = 0; h < 2; ++h) {
+          const v128_t qs = wasm_v128_load(b.qs + 16 * h);
+          for (int j = 0; j < 2; ++j) {
+            const int e = 2 * h + j;  // entries 8e..8e+7: qh bytes 2e (lanes 0-3), 2e + 1 (4-7)
+            const v128_t lo = wasm_i16x8_shl(j ? wasm_u16x8_extend_high_u8x16(qs) : wasm_u16x8_extend_low_u8x16(qs), 3);
+            const v128_t bytes = simd::relaxed_swizzle(qh, wasm_v128_load(t->spread[e]));
+            const v128_t hi = wasm_v128_and(wasm_i16x8_mul(bytes, mul), wasm_i16x8_splat(0x1800));
+            wasm_v128_store(off + 8 * e, wasm_v128_or(lo, hi));
+          }
+        }
+      },
+      [&](const block_iq2_s&, int g) { return grid_pair(kIq2sGrid.data(), off, g); });
 }
 
 }  // namespace
@@ -156,10 +150,10 @@ float vec_dot_iq2_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   const auto words = [&](const block_iq2_xxs& b, int h) {
     return wasm_i32x4_shuffle(wasm_v128_load(bytes(b) + 32 * h), wasm_v128_load(bytes(b) + 32 * h + 16), 1, 3, 5, 7);
   };
-  return 0.125f * simd::iq_sign_groups_dot<block_iq2_xxs, 43>(
+  return 0.125f * simd::iq_sign_groups_dot<block_iq2_xxs, 43, 1>(
                       n, w, a,
-                      [&](const block_iq2_xxs& b, const simd::IqSignLanes* t, v128_t* signs, v128_t* ls16) {
-                        simd::iq_word_lanes(t, words(b, 0), words(b, 1), signs, ls16);
+                      [&](const block_iq2_xxs& b, const simd::IqSignLanes* t, v128_t* signs, v128_t* ls) {
+                        simd::iq_word_lanes(t, words(b, 0), words(b, 1), signs, ls);
                       },
                       [&](const block_iq2_xxs& b, int g) {
                         const uint8_t* index = bytes(b) + 8 * (g / 2) + 2 * (g % 2);
@@ -169,9 +163,7 @@ float vec_dot_iq2_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a) {
 float vec_dot_iq2_xs_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   return iq2_xs_vec_dot_relaxed(n, w, a);
 }
-float vec_dot_iq2_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
-  return iq2_vec_dot_relaxed<Iq2sCodec>(n, w, a);
-}
+float vec_dot_iq2_s_q8_K_relaxed(int64_t n, const void* w, const void* a) { return iq2_s_vec_dot_relaxed(n, w, a); }
 
 void vec_dot_iq2_xxs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
                                          float* out, int64_t out_stride) {

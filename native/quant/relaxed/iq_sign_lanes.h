@@ -70,41 +70,50 @@ inline v128_t iq_signed_activations(const IqSignLanes* t, v128_t signs, int k, c
 
 // The sign bytes and int16 scales (2 s + 1) of a block's 8 groups from
 // their words (IQ2_XXS, IQ3_XXS): word0 groups 0-3, word1 groups 4-7.
-inline void iq_word_lanes(const IqSignLanes* t, v128_t word0, v128_t word1, v128_t signs[2], v128_t* ls16) {
+inline void iq_word_lanes(const IqSignLanes* t, v128_t word0, v128_t word1, v128_t signs[2], v128_t ls[2]) {
   signs[0] = iq_word_sign_bytes(t, word0);
   signs[1] = iq_word_sign_bytes(t, word1);
-  *ls16 = wasm_i16x8_narrow_i32x4(iq_word_scales(word0), iq_word_scales(word1));
+  ls[0] = wasm_i16x8_narrow_i32x4(iq_word_scales(word0), iq_word_scales(word1));
 }
 
-// The one-token dot of a type of 8 groups of 32 weights, each with one
-// scale, whose magnitudes (at most kMaxLevel) take a sign per weight,
-// without its factor: lanes(block, t, signs, &ls16) gives the sign bytes of
-// octets 0-15 and 16-31 (bit j: weight j negative) and the groups' scales
-// 2 s + 1 in int16 lanes; grid16(block, g) the magnitudes of weights
-// 16g..16g+15 (called after lanes, for the same block). The integer sums and
-// the float arithmetic are the reference's. The groups are unrolled, so
-// every table row's offset is a constant (rolled: 0.77x in Chromium).
-template <typename Block, int kMaxLevel, typename Lanes, typename Grid16>
+// The one-token dot of a type of 8 groups of 32 weights whose magnitudes (at
+// most kMaxLevel) take a sign per weight, with kScalesPerGroup scales per
+// group (1: IQ3_XXS, IQ3_S, IQ2_XXS; 2, one per 16 weights: IQ2_XS, IQ2_S),
+// without its factor. lanes(block, t, signs, ls) gives the sign bytes of
+// octets 0-15 and 16-31 (bit j: weight j negative) and the scales 2 s + 1
+// in int16 lanes (ls[0] the first 8, ls[1] the next 8); grid16(block, g)
+// the magnitudes of weights 16g..16g+15 (called after lanes, for the same
+// block). The integer sums and the float arithmetic are the reference's.
+// The groups are unrolled, so every table row's offset is a constant
+// (rolled: 0.77x in Chromium).
+template <typename Block, int kMaxLevel, int kScalesPerGroup, typename Lanes, typename Grid16>
 inline float iq_sign_groups_dot(int64_t n, const void* w, const void* activations, Lanes&& lanes, Grid16&& grid16) {
-  static_assert(4 * kMaxLevel * 127 < 32768, "a group's int16 lanes hold four products");
+  static_assert(kScalesPerGroup == 1 || kScalesPerGroup == 2);
+  static_assert(2 * (3 - kScalesPerGroup) * kMaxLevel * 127 < 32768, "int16 lanes hold the products of one scale");
   const auto* x = static_cast<const Block*>(w);
   const auto* y = static_cast<const block_q8_K*>(activations);
   const IqSignLanes* t = unseen(&kIqSignLanes);
   const SplatIndices* splat = unseen(&kSplatIndices);
   float sum = 0;
   for (int64_t i = 0; i < n / QK_K; ++i) {
-    v128_t signs[2], ls16;
-    lanes(x[i], t, signs, &ls16);
+    v128_t signs[2], ls[2];
+    lanes(x[i], t, signs, ls);
     v128_t isum = wasm_i32x4_splat(0);
 #pragma clang loop unroll(full)
     for (int ib = 0; ib < QK_K / 32; ++ib) {
-      v128_t p = wasm_i16x8_splat(0);
+      v128_t p[2];
       for (int half = 0; half < 2; ++half) {
         const int g = 2 * ib + half;  // octets 2 g, 2 g + 1
-        p = wasm_i16x8_add(p, relaxed_dot_i8x16_i7x16(iq_signed_activations(t, signs[g >> 3], g & 7, y[i].qs + 16 * g),
-                                                      grid16(x[i], g)));
+        p[half] = relaxed_dot_i8x16_i7x16(iq_signed_activations(t, signs[g >> 3], g & 7, y[i].qs + 16 * g), grid16(x[i], g));
       }
-      isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p, splat_i16_lane(ls16, ib, *splat)));
+      if constexpr (kScalesPerGroup == 1) {
+        isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(wasm_i16x8_add(p[0], p[1]), splat_i16_lane(ls[0], ib, *splat)));
+      } else {
+        for (int half = 0; half < 2; ++half) {
+          const int g = 2 * ib + half;
+          isum = wasm_i32x4_add(isum, wasm_i32x4_dot_i16x8(p[half], splat_i16_lane(ls[g >> 3], g & 7, *splat)));
+        }
+      }
     }
     sum += (fp16_to_fp32_fast(x[i].d) * y[i].d) * static_cast<float>(hsum_i32(isum));
   }

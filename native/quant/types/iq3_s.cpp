@@ -122,15 +122,15 @@ float vec_dot_iq3_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   alignas(16) uint16_t off_buffer[QK_K / 4];
   uint16_t* off = simd::unseen(off_buffer);
   const auto* grid = reinterpret_cast<const uint8_t*>(kIq3sGrid.data());
-  return simd::iq_sign_groups_dot<block_iq3_s, Iq3sGroups::kLevelOffset>(
+  return simd::iq_sign_groups_dot<block_iq3_s, Iq3sGroups::kLevelOffset, 1>(
       n, w, a,
-      [&](const block_iq3_s& b, const simd::IqSignLanes*, v128_t* signs, v128_t* ls16) {
+      [&](const block_iq3_s& b, const simd::IqSignLanes*, v128_t* signs, v128_t* ls) {
         signs[0] = wasm_v128_load(b.signs);
         signs[1] = wasm_v128_load(b.signs + 16);
         const v128_t sc = wasm_i8x16_shuffle(wasm_v128_load32_zero(b.scales), wasm_i8x16_splat(0), 0, 16, 0, 16, 1, 16, 1,
                                              16, 2, 16, 2, 16, 3, 16, 3, 16);
         const v128_t s = wasm_v128_and(wasm_u16x8_shr(wasm_i16x8_mul(sc, wasm_v128_load(c->scale_mul)), 4), wasm_i16x8_splat(15));
-        *ls16 = wasm_i16x8_add(wasm_i16x8_shl(s, 1), wasm_i16x8_splat(1));
+        ls[0] = wasm_i16x8_add(wasm_i16x8_shl(s, 1), wasm_i16x8_splat(1));
         const v128_t qh = wasm_v128_load64_zero(b.qh), mul = wasm_v128_load(c->index_mul);
         for (int h = 0; h < 4; ++h) {
           const v128_t qs = wasm_v128_load(b.qs + 16 * h);

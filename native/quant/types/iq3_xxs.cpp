@@ -125,10 +125,10 @@ void vec_dot_iq3_xxs_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a
 // activations; the integer sums and the float end are the reference's.
 float vec_dot_iq3_xxs_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   return Iq3xxsGroups::kFactor *
-         simd::iq_sign_groups_dot<block_iq3_xxs, Iq3xxsGroups::kLevelOffset>(
+         simd::iq_sign_groups_dot<block_iq3_xxs, Iq3xxsGroups::kLevelOffset, 1>(
              n, w, a,
-             [](const block_iq3_xxs& b, const simd::IqSignLanes* t, v128_t* signs, v128_t* ls16) {
-               simd::iq_word_lanes(t, wasm_v128_load(b.qs + QK_K / 4), wasm_v128_load(b.qs + QK_K / 4 + 16), signs, ls16);
+             [](const block_iq3_xxs& b, const simd::IqSignLanes* t, v128_t* signs, v128_t* ls) {
+               simd::iq_word_lanes(t, wasm_v128_load(b.qs + QK_K / 4), wasm_v128_load(b.qs + QK_K / 4 + 16), signs, ls);
              },
              [](const block_iq3_xxs& b, int g) {
                const auto entry = [&](int e) { return &kIq3xxsGrid[b.qs[4 * g + e]]; };

@@ -68,6 +68,23 @@ inline v128_t iq_signed_activations(const IqSignLanes* t, v128_t signs, int k, c
   return wasm_i8x16_sub(z, wasm_v128_xor(wasm_v128_load(q8), z));
 }
 
+// The grid entries of weights 16g..16g+15 at byte offsets into grid (8 x
+// index for the 8-byte entries of IQ2_XS and IQ2_S, 4 x index for IQ3_S's
+// 4-byte ones): offsets found per block in vector lanes and stored leave one
+// scalar load per entry, with no address arithmetic. (For the byte indices
+// of IQ2_XXS and IQ3_XXS that ran 0.94-0.97x their loads by index.)
+inline v128_t iq_grid_pair(const uint64_t* grid, const uint16_t* off, int g) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(grid);
+  return wasm_v128_load64_lane(bytes + off[2 * g + 1], wasm_v128_load64_zero(bytes + off[2 * g]), 1);
+}
+inline v128_t iq_grid_quad(const uint32_t* grid, const uint16_t* off, int g) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(grid);
+  v128_t v = wasm_v128_load32_zero(bytes + off[4 * g]);
+  v = wasm_v128_load32_lane(bytes + off[4 * g + 1], v, 1);
+  v = wasm_v128_load32_lane(bytes + off[4 * g + 2], v, 2);
+  return wasm_v128_load32_lane(bytes + off[4 * g + 3], v, 3);
+}
+
 // The sign bytes and int16 scales (2 s + 1) of a block's 8 groups from
 // their words (IQ2_XXS, IQ3_XXS): word0 groups 0-3, word1 groups 4-7.
 inline void iq_word_lanes(const IqSignLanes* t, v128_t word0, v128_t word1, v128_t signs[2], v128_t ls[2]) {

@@ -121,7 +121,6 @@ float vec_dot_iq3_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   const simd::SplatIndices* splat = simd::unseen(&simd::kSplatIndices);
   alignas(16) uint16_t off_buffer[QK_K / 4];
   uint16_t* off = simd::unseen(off_buffer);
-  const auto* grid = reinterpret_cast<const uint8_t*>(kIq3sGrid.data());
   return simd::iq_sign_groups_dot<block_iq3_s, Iq3sGroups::kLevelOffset, 1>(
       n, w, a,
       [&](const block_iq3_s& b, const simd::IqSignLanes*, v128_t* signs, v128_t* ls) {
@@ -142,13 +141,7 @@ float vec_dot_iq3_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
           }
         }
       },
-      [&](const block_iq3_s&, int g) {
-        const uint16_t* e = off + 4 * g;
-        v128_t v = wasm_v128_load32_zero(grid + e[0]);
-        v = wasm_v128_load32_lane(grid + e[1], v, 1);
-        v = wasm_v128_load32_lane(grid + e[2], v, 2);
-        return wasm_v128_load32_lane(grid + e[3], v, 3);
-      });
+      [&](const block_iq3_s&, int g) { return simd::iq_grid_quad(kIq3sGrid.data(), off, g); });
 }
 
 float vec_dot_iq3_s_q8_K_simd(int64_t n, const void* w, const void* a) {

@@ -65,15 +65,6 @@ inline v128_t splat_i8_lane(v128_t v, int k, const SplatIndices& t = kSplatIndic
   return relaxed_swizzle(v, wasm_v128_load(t.i8[k]));
 }
 
-// 16 int8 activations a[0..15] with two octets' signs applied, s0 for
-// a[0..7] and s1 for a[8..15], each 8 bytes 0xFF where negative:
-// (a ^ m) - m, exact as Q8_K keeps |a| <= 127. The i-quants put their signs
-// here so that their magnitudes can be the 7-bit operand.
-inline v128_t signed_activations(const int8_t* a, const uint64_t* s0, const uint64_t* s1) {
-  const v128_t m = wasm_v128_load64_lane(s1, wasm_v128_load64_zero(s0), 1);
-  return wasm_i8x16_sub(wasm_v128_xor(wasm_v128_load(a), m), m);
-}
-
 // 32 int8 activations a[0..31] against levels lo (for a[0..15]) and hi
 // (a[16..31]), in 0..127: lane k holds 4 of the products, summed in int16.
 inline v128_t relaxed_dot32(const int8_t* a, v128_t lo, v128_t hi) {

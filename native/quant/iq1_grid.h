@@ -5,9 +5,6 @@
 
 #include <array>
 #include <cstdint>
-#ifdef __wasm_simd128__
-#include <wasm_simd128.h>
-#endif
 
 namespace wasmlm {
 
@@ -19,14 +16,6 @@ constexpr float kIq1Delta = 0.125f;  // ggml's IQ1S_DELTA, IQ1M_DELTA
 // For the relaxed kernels: the grid's values plus one (0..2), a 7-bit
 // operand of the 8-bit dot.
 extern const std::array<uint64_t, 2048> kIq1sGridPlus1;
-
-// The kIq1sGridPlus1 entries at byte offsets (8 x index) off[0], off[1]:
-// 16 weights. Offsets found in vector lanes leave one scalar load per
-// entry, with no address arithmetic.
-inline v128_t iq1_grid_plus1_pair(const uint16_t* off) {
-  const auto* grid = reinterpret_cast<const uint8_t*>(kIq1sGridPlus1.data());
-  return wasm_v128_load64_lane(grid + off[1], wasm_v128_load64_zero(grid + off[0]), 1);
-}
 #endif
 
 }  // namespace wasmlm

@@ -19,6 +19,24 @@ inline T* unseen(T* table) {
   return table;
 }
 
+// The grid entries of weights 16g..16g+15 at byte offsets into grid (8 x
+// index for 8-byte entries: IQ1_S, IQ1_M, IQ2_XS, IQ2_S; 4 x index for
+// IQ3_S's 4-byte ones), for the relaxed kernels: offsets found per block in
+// vector lanes and stored leave one scalar load per entry, with no address
+// arithmetic. (For the byte indices of IQ2_XXS and IQ3_XXS that ran
+// 0.94-0.97x their loads by index.)
+inline v128_t iq_grid_pair(const uint64_t* grid, const uint16_t* off, int g) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(grid);
+  return wasm_v128_load64_lane(bytes + off[2 * g + 1], wasm_v128_load64_zero(bytes + off[2 * g]), 1);
+}
+inline v128_t iq_grid_quad(const uint32_t* grid, const uint16_t* off, int g) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(grid);
+  v128_t v = wasm_v128_load32_zero(bytes + off[4 * g]);
+  v = wasm_v128_load32_lane(bytes + off[4 * g + 1], v, 1);
+  v = wasm_v128_load32_lane(bytes + off[4 * g + 2], v, 2);
+  return wasm_v128_load32_lane(bytes + off[4 * g + 3], v, 3);
+}
+
 // The high nibbles of v's bytes (u8x16.shr by 4) as a 16-bit shift and a
 // mask: V8 spells i8x16.shr_u as that shift plus a mask it builds anew in
 // three more instructions each time.

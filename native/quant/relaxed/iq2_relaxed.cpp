@@ -71,17 +71,6 @@ void iq2_tokens_relaxed(int64_t n, const void* w, const void* activations, int64
 // In Chromium, 1 thread, this ran 1.25-1.4x the codec kernel before it
 // (IQ2_XS), 1.4-1.45x (IQ2_S: 1.59-1.63 -> 2.31-2.33 GB/s).
 
-// ls = 2 s + 1 of the 16 groups of 16 weights (scales[ib32] low nibble, then
-// high), as int16 lanes: ls[0] groups 0-7, ls[1] 8-15.
-inline void scale_lanes(const uint8_t* scales, v128_t ls[2]) {
-  const v128_t sc = wasm_v128_load64_zero(scales), m4 = wasm_i8x16_splat(0x0F);
-  const v128_t nib = wasm_i8x16_shuffle(wasm_v128_and(sc, m4), wasm_v128_and(wasm_u16x8_shr(sc, 4), m4), 0, 16, 1, 17, 2,
-                                        18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-  const v128_t ls8 = wasm_v128_or(wasm_i8x16_add(nib, nib), wasm_i8x16_splat(1));
-  ls[0] = wasm_u16x8_extend_low_u8x16(ls8);
-  ls[1] = wasm_u16x8_extend_high_u8x16(ls8);
-}
-
 // IQ2_XS: each uint16 of qs is a 9-bit index and a 7-bit sign index.
 float iq2_xs_vec_dot_relaxed(int64_t n, const void* w, const void* activations) {
   alignas(16) uint16_t off_buffer[QK_K / 8];
@@ -89,7 +78,7 @@ float iq2_xs_vec_dot_relaxed(int64_t n, const void* w, const void* activations) 
   return 0.125f * simd::iq_sign_groups_dot<block_iq2_xs, 43, 2>(
       n, w, activations,
       [&](const block_iq2_xs& b, const simd::IqSignLanes* t, v128_t* signs, v128_t* ls) {
-        scale_lanes(b.scales, ls);
+        simd::iq_nibble_scale_lanes(wasm_v128_load64_zero(b.scales), ls);
         for (int h = 0; h < 2; ++h) {
           v128_t sign_lanes[2];
           for (int j = 0; j < 2; ++j) {
@@ -106,9 +95,8 @@ float iq2_xs_vec_dot_relaxed(int64_t n, const void* w, const void* activations) 
 // IQ2_S: qs[0..31] the low 8 bits of the 10-bit indices, qs[32..63] the sign
 // bytes as they are, qh[ib32] the indices' high 2 bits (bits 2l, 2l + 1:
 // entry l). Entry k's qh byte, in both bytes of uint16 lane k % 8, times
-// kQhMul[k % 8] brings its 2 bits to bits 11-12 of the offset; the
-// multipliers through simd::unseen (as constants, clang makes the multiply
-// shifts by lane, which V8 runs one lane at a time).
+// kIq2sQhMul[k % 8] brings its 2 bits to bits 11-12 of the offset (through
+// simd::unseen, so that the multiply stays one).
 alignas(16) constexpr int16_t kIq2sQhMul[8] = {2048, 512, 128, 32, 2048, 512, 128, 32};
 
 float iq2_s_vec_dot_relaxed(int64_t n, const void* w, const void* activations) {
@@ -118,7 +106,7 @@ float iq2_s_vec_dot_relaxed(int64_t n, const void* w, const void* activations) {
   return 0.125f * simd::iq_sign_groups_dot<block_iq2_s, 43, 2>(
       n, w, activations,
       [&](const block_iq2_s& b, const simd::IqSignLanes* t, v128_t* signs, v128_t* ls) {
-        scale_lanes(b.scales, ls);
+        simd::iq_nibble_scale_lanes(wasm_v128_load64_zero(b.scales), ls);
         signs[0] = wasm_v128_load(b.qs + QK_K / 8);
         signs[1] = wasm_v128_load(b.qs + QK_K / 8 + 16);
         const v128_t qh = wasm_v128_load64_zero(b.qh), mul = wasm_v128_load(qh_mul);

@@ -68,21 +68,16 @@ inline v128_t iq_signed_activations(const IqSignLanes* t, v128_t signs, int k, c
   return wasm_i8x16_sub(z, wasm_v128_xor(wasm_v128_load(q8), z));
 }
 
-// The grid entries of weights 16g..16g+15 at byte offsets into grid (8 x
-// index for the 8-byte entries of IQ2_XS and IQ2_S, 4 x index for IQ3_S's
-// 4-byte ones): offsets found per block in vector lanes and stored leave one
-// scalar load per entry, with no address arithmetic. (For the byte indices
-// of IQ2_XXS and IQ3_XXS that ran 0.94-0.97x their loads by index.)
-inline v128_t iq_grid_pair(const uint64_t* grid, const uint16_t* off, int g) {
-  const auto* bytes = reinterpret_cast<const uint8_t*>(grid);
-  return wasm_v128_load64_lane(bytes + off[2 * g + 1], wasm_v128_load64_zero(bytes + off[2 * g]), 1);
-}
-inline v128_t iq_grid_quad(const uint32_t* grid, const uint16_t* off, int g) {
-  const auto* bytes = reinterpret_cast<const uint8_t*>(grid);
-  v128_t v = wasm_v128_load32_zero(bytes + off[4 * g]);
-  v = wasm_v128_load32_lane(bytes + off[4 * g + 1], v, 1);
-  v = wasm_v128_load32_lane(bytes + off[4 * g + 2], v, 2);
-  return wasm_v128_load32_lane(bytes + off[4 * g + 3], v, 3);
+// ls = 2 s + 1 of 4-bit scales packed two to a byte (low nibble first), as
+// int16 lanes: ls[0] from packed bytes 0-3, ls[1] from bytes 4-7 (IQ2_XS,
+// IQ2_S: 16 scales of 16 weights; IQ3_S: 8 scales of 32, ls[0] only).
+inline void iq_nibble_scale_lanes(v128_t packed, v128_t ls[2]) {
+  const v128_t m4 = wasm_i8x16_splat(0x0F);
+  const v128_t nib = wasm_i8x16_shuffle(wasm_v128_and(packed, m4), wasm_v128_and(wasm_u16x8_shr(packed, 4), m4), 0, 16, 1,
+                                        17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const v128_t ls8 = wasm_v128_or(wasm_i8x16_add(nib, nib), wasm_i8x16_splat(1));
+  ls[0] = wasm_u16x8_extend_low_u8x16(ls8);
+  ls[1] = wasm_u16x8_extend_high_u8x16(ls8);
 }
 
 // The sign bytes and int16 scales (2 s + 1) of a block's 8 groups from

@@ -144,9 +144,8 @@ float vec_dot_iq1_m_q8_K_simd(int64_t n, const void* w, const void* a) {
   return sum1 + kIq1Delta * sum2;
 }
 
-// For the relaxed kernels, their constants, read through simd::unseen (as
-// constants clang makes the multiplies shifts by lane, which V8 runs one
-// lane at a time).
+// For the relaxed kernels, their constants, read through simd::unseen (so
+// that the multiplies stay multiplies).
 struct Iq1mLanes {
   int16_t index_mul[8];   // qh[k] in uint16 lanes 2k, 2k + 1 times these: each nibble's index bits at 11-13
   int16_t scale_mul[8];   // sc[m / 4] times these: scale m's 3 bits at 9-11
@@ -195,7 +194,7 @@ struct Iq1mIndex {
                              wasm_i16x8_splat(1));
   }
   // Weights 16m..16m + 15: their grid values plus 1 as int8.
-  v128_t levels(int m) const { return iq1_grid_plus1_pair(off + 2 * m); }
+  v128_t levels(int m) const { return simd::iq_grid_pair(kIq1sGridPlus1.data(), off, m); }
   // Weights 16m..16m + 15: their shifts' signs plus 1, as bytes 0 or 2.
   v128_t shifts(int m) const { return wasm_v128_load(lanes->shifts[0] + shift_row[m]); }
   v128_t scale(int m, const simd::SplatIndices& t = simd::kSplatIndices) const { return simd::splat_i16_lane(ls[m / 8], m % 8, t); }

@@ -101,8 +101,7 @@ struct Iq1sIndex {
   alignas(16) uint16_t off[QK_K / 8];
   v128_t ls, shift;
   explicit Iq1sIndex(const block_iq1_s& b) {
-    // through simd::unseen: as a constant, clang makes this multiply shifts
-    // by lane, which V8 runs one lane at a time
+    // through simd::unseen, so that the multiply stays one
     alignas(16) static constexpr int16_t kMul[8] = {4096, 512, 64, 8, 4096, 512, 64, 8};
     const v128_t mul = wasm_v128_load(simd::unseen(kMul)), bits = wasm_i16x8_splat(0x3800);
     const v128_t qh = wasm_v128_load(b.qh), qs0 = wasm_v128_load(b.qs), qs1 = wasm_v128_load(b.qs + 16);
@@ -119,8 +118,8 @@ struct Iq1sIndex {
   }
   // Group ib's 32 grid values plus 1 as int8: *lo weights 0-15, *hi 16-31.
   void group(int ib, v128_t* lo, v128_t* hi) const {
-    *lo = iq1_grid_plus1_pair(off + 4 * ib);
-    *hi = iq1_grid_plus1_pair(off + 4 * ib + 2);
+    *lo = simd::iq_grid_pair(kIq1sGridPlus1.data(), off, 2 * ib);
+    *hi = simd::iq_grid_pair(kIq1sGridPlus1.data(), off, 2 * ib + 1);
   }
 };
 

@@ -93,22 +93,10 @@ struct Iq3sGroups {
   static int32_t scale(const Block& b, int ib) { return group_scale(b, ib); }
 };
 
-// For the relaxed one-token kernel, its multipliers, read through
-// simd::unseen (as constants, clang makes the multiplies shifts by lane,
-// which V8 runs one lane at a time).
-struct Iq3sLanes {
-  int16_t index_mul[8];  // qh[ib] in uint16 lane k times these: its bit k at bit 10
-  int16_t scale_mul[8];  // scales[ib / 2] in uint16 lane ib times these: its nibble at bits 4-7
-};
-
-alignas(16) constexpr Iq3sLanes kIq3sLanes = [] {
-  Iq3sLanes t{};
-  for (int k = 0; k < 8; ++k) {
-    t.index_mul[k] = static_cast<int16_t>(1024 >> k);
-    t.scale_mul[k] = static_cast<int16_t>(k % 2 ? 1 : 16);
-  }
-  return t;
-}();
+// For the relaxed one-token kernel: qh[ib] in uint16 lane k times
+// kIq3sQhMul[k] brings its bit k to bit 10 (through simd::unseen, so that
+// the multiply stays one).
+alignas(16) constexpr int16_t kIq3sQhMul[8] = {1024, 512, 256, 128, 64, 32, 16, 8};
 
 }  // namespace
 
@@ -117,7 +105,7 @@ alignas(16) constexpr Iq3sLanes kIq3sLanes = [] {
 // times 4 with bit k of qh[ib] at bit 10) are found per block in lanes,
 // leaving one scalar load per entry (iq_sign_lanes.h).
 float vec_dot_iq3_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
-  const Iq3sLanes* c = simd::unseen(&kIq3sLanes);
+  const int16_t* qh_mul = simd::unseen(kIq3sQhMul);
   const simd::SplatIndices* splat = simd::unseen(&simd::kSplatIndices);
   alignas(16) uint16_t off_buffer[QK_K / 4];
   uint16_t* off = simd::unseen(off_buffer);
@@ -126,11 +114,8 @@ float vec_dot_iq3_s_q8_K_relaxed(int64_t n, const void* w, const void* a) {
       [&](const block_iq3_s& b, const simd::IqSignLanes*, v128_t* signs, v128_t* ls) {
         signs[0] = wasm_v128_load(b.signs);
         signs[1] = wasm_v128_load(b.signs + 16);
-        const v128_t sc = wasm_i8x16_shuffle(wasm_v128_load32_zero(b.scales), wasm_i8x16_splat(0), 0, 16, 0, 16, 1, 16, 1,
-                                             16, 2, 16, 2, 16, 3, 16, 3, 16);
-        const v128_t s = wasm_v128_and(wasm_u16x8_shr(wasm_i16x8_mul(sc, wasm_v128_load(c->scale_mul)), 4), wasm_i16x8_splat(15));
-        ls[0] = wasm_i16x8_add(wasm_i16x8_shl(s, 1), wasm_i16x8_splat(1));
-        const v128_t qh = wasm_v128_load64_zero(b.qh), mul = wasm_v128_load(c->index_mul);
+        simd::iq_nibble_scale_lanes(wasm_v128_load32_zero(b.scales), ls);
+        const v128_t qh = wasm_v128_load64_zero(b.qh), mul = wasm_v128_load(qh_mul);
         for (int h = 0; h < 4; ++h) {
           const v128_t qs = wasm_v128_load(b.qs + 16 * h);
           for (int half = 0; half < 2; ++half) {

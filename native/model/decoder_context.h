@@ -51,7 +51,7 @@ class DecoderContext {
   void load_state(const uint8_t* data, size_t size);
 
  private:
-  void forward(const int32_t* tokens, int n_tokens, uint32_t pos0);
+  void forward(const int32_t* tokens, int n_tokens, uint32_t pos0, bool logits);
   void project_qkv(const DecoderLayer& L, const float* in, int n);
   void position_qk(uint32_t layer, int n);
   void feed_forward(const DecoderLayer& L, const float* in, int n);

@@ -60,7 +60,7 @@ const float* DecoderContext::eval(const int32_t* tokens, int n_tokens) {
       fail(ErrorCode::BadFormat, kNoOffset, "token id " + std::to_string(tokens[i]) + " is outside the vocabulary");
   for (int i = 0; i < n_tokens; i += kMaxBatch) {
     const int n = std::min(kMaxBatch, n_tokens - i);
-    auto batch = [&] { forward(tokens + i, n, n_past_); };
+    auto batch = [&] { forward(tokens + i, n, n_past_, i + n == n_tokens); };
     scratch_.row_touch.run(n_tokens, batch);
     n_past_ += n;
   }
@@ -176,7 +176,7 @@ void DecoderContext::feed_forward(const DecoderLayer& L, const float* in, int n)
 
 // A batch of tokens at positions pos0.. through the network, each row of the
 // activation buffers being one token.
-void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0) {
+void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0, bool logits) {
   const DecoderHParams& h = hp_;
   const uint64_t d = h.n_embd;
   const WeightMatrix& e = model_.token_embd();
@@ -196,6 +196,7 @@ void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0) {
     }
   }
 
+  int m = n;  // the tokens going on through the layer after its attention
   for (uint32_t l = 0; l < h.n_layer; ++l) {
     const DecoderLayer& L = model_.layers()[l];
     // Attention.
@@ -215,10 +216,20 @@ void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0) {
       nonfinite[t] = kv_.write(l, pos0 + t, &k_[t * h.kv_dim()], &v_[t * h.kv_dim()]);
     });
     for (int t = 0; t < n; ++t) kv_.stored(l, pos0 + t, nonfinite[t]);
-    attention(l, pos0, n);
-    matmul(L.wo, xb2_.data(), n, xb_.data(), pool_, scratch_, kernels_);
+    if (l + 1 == h.n_layer && m > 1) {
+      // The last layer's keys and values are stored; past them only the
+      // logits need anything: the last token (its query and stream rows
+      // moved to row 0), or nothing in a batch that returns none. llama.cpp
+      // likewise computes only its output rows there.
+      if (!logits) return;
+      std::copy_n(&q_[(n - 1) * h.q_dim()], h.q_dim(), q_.data());
+      std::copy_n(&x_[(n - 1) * d], d, x_.data());
+      m = 1;
+    }
+    attention(l, pos0 + n - m, m);
+    matmul(L.wo, xb2_.data(), m, xb_.data(), pool_, scratch_, kernels_);
     // Into the residual stream, and the feed-forward's input norm.
-    pool_.parallel_for(n, [&](int t, int) {
+    pool_.parallel_for(m, [&](int t, int) {
       float* o = &xb_[t * d];
       float* row = &x_[t * d];
       add_bias(o, L.bo, d, 1);
@@ -228,16 +239,17 @@ void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0) {
     });
 
     // Feed-forward.
-    feed_forward(L, L.ffn_norm.empty() ? x_.data() : xb2_.data(), n);
-    pool_.parallel_for(n, [&](int t, int) {
+    feed_forward(L, L.ffn_norm.empty() ? x_.data() : xb2_.data(), m);
+    pool_.parallel_for(m, [&](int t, int) {
       float* o = &xb_[t * d];
       if (!L.ffn_post_norm.empty()) rmsnorm(o, o, L.ffn_post_norm.data(), int64_t(d), h.rms_eps);
       add_residual(&x_[t * d], o, d, h.residual_scale);
     });
   }
 
-  // Only the last token's logits are returned.
-  rmsnorm(xb_.data(), &x_[(n - 1) * d], model_.output_norm().data(), d, h.rms_eps);
+  // Only the last token's logits are returned, after the last batch.
+  if (!logits) return;
+  rmsnorm(xb_.data(), &x_[(m - 1) * d], model_.output_norm().data(), d, h.rms_eps);
   matvec(model_.output(), xb_.data(), logits_.data(), pool_, scratch_, kernels_);
   add_bias(logits_.data(), model_.output_bias(), h.n_vocab, 1);
   if (h.logit_scale != 1.0f)

@@ -1,6 +1,7 @@
 #include "compute/matmul.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/error.h"
 #include "quant/quant_traits.h"
@@ -38,16 +39,6 @@ const QuantTraits& checked_traits(const WeightMatrix& w) {
   return t;
 }
 
-// The activations as the kernels read them: quantized to the weight type's
-// vec_dot type (the SIMD quantizers, same bytes, unless the reference kernels
-// are asked for), and widened where the multi-token kernels take another form.
-struct Activations {
-  const uint8_t* quantized;
-  uint64_t row_bytes;
-  const uint8_t* wide = nullptr;  // nullptr: no multi-token kernel
-  uint64_t wide_bytes = 0;
-};
-
 // F16/BF16 weights: the f32 activations rounded through that format in place.
 void round_through(const QuantTraits& rt, float* row, int64_t cols) {
   uint16_t half[256];
@@ -56,36 +47,6 @@ void round_through(const QuantTraits& rt, float* row, int64_t cols) {
     rt.from_float(row + i, half, m);
     rt.to_float(half, row + i, m);
   }
-}
-
-// A task per token: done serially, quantizing and widening a prompt's
-// activations was a few percent of its time on 2 threads.
-Activations prepare_activations(const QuantTraits& t, const float* x, int64_t cols, int64_t n_tokens,
-                                ThreadPool& pool, MatmulScratch& scratch, KernelChoice kernels) {
-  Activations a;
-  a.row_bytes = *ggml_nbytes(t.vec_dot_type, cols);
-  scratch.activations.resize(a.row_bytes * n_tokens + 16);
-  a.quantized = scratch.activations.data();
-  const bool wide = kernels == KernelChoice::Best && t.vec_dot_wide && (n_tokens > 1 || t.wide_one_token);
-  const bool copy = wide && !read_as_quantized(t.wide_form);
-  if (wide) {
-    a.wide_bytes = copy ? wide_activation_bytes(t.wide_form, cols) : a.row_bytes;
-    if (copy) scratch.wide.resize(a.wide_bytes * n_tokens + 16);
-    a.wide = copy ? scratch.wide.data() : a.quantized;
-  }
-  const QuantTraits& at = quant_traits(t.vec_dot_type);
-  const FromFloatFn from_float =
-      kernels == KernelChoice::Best && at.from_float_fast ? at.from_float_fast : at.from_float;
-  const QuantTraits* round_to =
-      t.round_activations_to != GgmlType::F32 ? &quant_traits(t.round_activations_to) : nullptr;
-  auto one = [&](int64_t tok) {
-    uint8_t* row = scratch.activations.data() + tok * a.row_bytes;
-    from_float(x + tok * cols, row, cols);
-    if (round_to) round_through(*round_to, reinterpret_cast<float*>(row), cols);
-    if (copy) widen_activations(t.wide_form, row, scratch.wide.data() + tok * a.wide_bytes, cols);
-  };
-  pool.parallel_for(static_cast<int>(n_tokens), [&](int tok, int) { one(tok); });
-  return a;
 }
 
 // Loads one byte of every cache line of rows [from, from + kTouchRows) (those
@@ -137,41 +98,94 @@ void run_rows(const QuantTraits& t, VecDotFn dot, const WeightMatrix& w, int64_t
 
 }  // namespace
 
+// The activations quantized to the weight type's vec_dot type (the SIMD
+// quantizers, same bytes, unless the reference kernels are asked for), and
+// widened where the multi-token kernels take another form.
+ActivationBatch::ActivationBatch(const WeightMatrix& w, int64_t n_tokens, MatmulScratch& scratch, KernelChoice kernels)
+    : type_(w.type), cols_(w.cols), n_tokens_(n_tokens), kernels_(kernels) {
+  const QuantTraits& t = checked_traits(w);
+  row_bytes_ = *ggml_nbytes(t.vec_dot_type, cols_);
+  scratch.activations.resize(row_bytes_ * n_tokens + 16);
+  quantized_ = scratch.activations.data();
+  const bool wide = kernels == KernelChoice::Best && t.vec_dot_wide && (n_tokens > 1 || t.wide_one_token);
+  copy_wide_ = wide && !read_as_quantized(t.wide_form);
+  if (wide) {
+    wide_bytes_ = copy_wide_ ? wide_activation_bytes(t.wide_form, cols_) : row_bytes_;
+    if (copy_wide_) scratch.wide.resize(wide_bytes_ * n_tokens + 16);
+    wide_ = copy_wide_ ? scratch.wide.data() : quantized_;
+  }
+}
+
+void ActivationBatch::quantize(int64_t token, const float* x) const {
+  const QuantTraits& t = quant_traits(type_);
+  const QuantTraits& at = quant_traits(t.vec_dot_type);
+  const FromFloatFn from_float =
+      kernels_ == KernelChoice::Best && at.from_float_fast ? at.from_float_fast : at.from_float;
+  uint8_t* row = quantized_ + token * row_bytes_;
+  from_float(x, row, cols_);
+  if (t.round_activations_to != GgmlType::F32)
+    round_through(quant_traits(t.round_activations_to), reinterpret_cast<float*>(row), cols_);
+  if (copy_wide_) widen_activations(t.wide_form, row, wide_ + token * wide_bytes_, cols_);
+}
+
+bool ActivationBatch::serves(const WeightMatrix& w, int64_t n_tokens, KernelChoice kernels) const {
+  return w.type == type_ && w.cols == cols_ && n_tokens == n_tokens_ && kernels == kernels_;
+}
+
 void matvec(const WeightMatrix& w, const float* x, float* y, ThreadPool& pool, MatmulScratch& scratch,
             KernelChoice kernels) {
   matmul(w, x, 1, y, pool, scratch, kernels);
 }
 
 void matmul(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, ThreadPool& pool,
-            MatmulScratch& scratch, KernelChoice kernels) {
+            MatmulScratch& scratch, KernelChoice kernels, const ActivationBatch* prepared) {
   const WeightMatrix* ws[1] = {&w};
   float* ys[1] = {y};
-  matmul_group(ws, ys, 1, x, n_tokens, pool, scratch, kernels);
+  matmul_group(ws, ys, 1, x, n_tokens, pool, scratch, kernels, prepared);
 }
 
 void matmul_group(const WeightMatrix* const* ws, float* const* ys, int n_mats, const float* x, int64_t n_tokens,
-                  ThreadPool& pool, MatmulScratch& scratch, KernelChoice kernels) {
+                  ThreadPool& pool, MatmulScratch& scratch, KernelChoice kernels, const ActivationBatch* prepared) {
   if (n_mats <= 0) return;
+  if (n_mats > 8) fail(ErrorCode::Unsupported, kNoOffset, "matmul_group: more than 8 matrices");
   const WeightMatrix& w0 = *ws[0];
   for (int m = 1; m < n_mats; ++m)
-    if (ws[m]->type != w0.type || ws[m]->cols != w0.cols) {  // not one group: one by one
-      for (int k = 0; k < n_mats; ++k) matmul(*ws[k], x, n_tokens, ys[k], pool, scratch, kernels);
+    if (ws[m]->type != w0.type || ws[m]->cols != w0.cols) {
+      // Not one group: one by one, those the prepared activations serve
+      // first (the others quantize into the same scratch).
+      auto served = [&](int k) { return prepared && prepared->serves(*ws[k], n_tokens, kernels); };
+      const WeightMatrix* served_ws[8];
+      float* served_ys[8];
+      int n_served = 0;
+      for (int k = 0; k < n_mats; ++k)
+        if (served(k)) served_ws[n_served] = ws[k], served_ys[n_served++] = ys[k];
+      matmul_group(served_ws, served_ys, n_served, x, n_tokens, pool, scratch, kernels, prepared);
+      for (int k = 0; k < n_mats; ++k)
+        if (!served(k)) matmul(*ws[k], x, n_tokens, ys[k], pool, scratch, kernels);
       return;
     }
   const QuantTraits& t = checked_traits(w0);
   const VecDotFn dot = kernels == KernelChoice::Reference ? t.vec_dot_ref : t.vec_dot;
-  const Activations a = prepare_activations(t, x, w0.cols, n_tokens, pool, scratch, kernels);
+  // A job of its own when not prepared: a task per token (done serially,
+  // quantizing and widening a prompt's activations was a few percent of its
+  // time on 2 threads).
+  std::optional<ActivationBatch> own;
+  if (!prepared || !prepared->serves(w0, n_tokens, kernels)) {
+    own.emplace(w0, n_tokens, scratch, kernels);
+    pool.parallel_for(static_cast<int>(n_tokens), [&](int tok, int) { own->quantize(tok, x + tok * w0.cols); });
+    prepared = &*own;
+  }
+  const ActivationBatch& a = *prepared;
   const bool touch = scratch.row_touch.touch();
   // One task list over the rows of all the matrices.
   int64_t first_task[8 + 1] = {0};
-  if (n_mats > 8) fail(ErrorCode::Unsupported, kNoOffset, "matmul_group: more than 8 matrices");
   for (int m = 0; m < n_mats; ++m) first_task[m + 1] = first_task[m] + (ws[m]->rows + kRowsPerTask - 1) / kRowsPerTask;
   pool.parallel_for(static_cast<int>(first_task[n_mats]), [&](int task, int) {
     int m = 0;
     while (task >= first_task[m + 1]) ++m;
     const WeightMatrix& w = *ws[m];
     const int64_t r0 = (task - first_task[m]) * kRowsPerTask, r1 = std::min(w.rows, r0 + kRowsPerTask);
-    run_rows(t, dot, w, r0, r1, a.quantized, a.row_bytes, a.wide, a.wide_bytes, n_tokens, ys[m], touch);
+    run_rows(t, dot, w, r0, r1, a.quantized(), a.row_bytes(), a.wide(), a.wide_bytes(), n_tokens, ys[m], touch);
   });
 }
 

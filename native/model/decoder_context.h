@@ -52,9 +52,9 @@ class DecoderContext {
 
  private:
   void forward(const int32_t* tokens, int n_tokens, uint32_t pos0, bool logits);
-  void project_qkv(const DecoderLayer& L, const float* in, int n);
-  void position_qk(uint32_t layer, int n);
-  void feed_forward(const DecoderLayer& L, const float* in, int n);
+  void project_qkv(const DecoderLayer& L, const float* in, int n, const ActivationBatch* prepared);
+  void position_qk(uint32_t layer, int n, uint32_t pos0);
+  void feed_forward(const DecoderLayer& L, const float* in, int n, const ActivationBatch* prepared);
   void attention(uint32_t layer, uint32_t pos0, int n_tokens);
 
   const DecoderModel& model_;

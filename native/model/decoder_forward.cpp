@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "compute/ops.h"
@@ -94,10 +95,10 @@ void add_residual(float* x, const float* h, uint64_t count, float scale) {
 
 // q_, k_, v_ of the batch from the normed input: one matrix (fused qkv) or
 // three sharing their quantized activations (biases come in position_qk).
-void DecoderContext::project_qkv(const DecoderLayer& L, const float* in, int n) {
+void DecoderContext::project_qkv(const DecoderLayer& L, const float* in, int n, const ActivationBatch* prepared) {
   const uint64_t q_dim = hp_.q_dim(), kv_dim = hp_.kv_dim(), qkv_dim = q_dim + 2 * kv_dim;
   if (L.fused_qkv) {
-    matmul(L.wqkv, in, n, qkv_.data(), pool_, scratch_, kernels_);
+    matmul(L.wqkv, in, n, qkv_.data(), pool_, scratch_, kernels_, prepared);
     for (int t = 0; t < n; ++t) {
       const float* row = &qkv_[t * qkv_dim];
       std::copy(row, row + q_dim, &q_[t * q_dim]);
@@ -107,13 +108,15 @@ void DecoderContext::project_qkv(const DecoderLayer& L, const float* in, int n) 
   } else {
     const WeightMatrix* ws[3] = {&L.wq, &L.wk, &L.wv};
     float* ys[3] = {q_.data(), k_.data(), v_.data()};
-    matmul_group(ws, ys, 3, in, n, pool_, scratch_, kernels_);
+    matmul_group(ws, ys, 3, in, n, pool_, scratch_, kernels_, prepared);
   }
 }
 
 // The biases, the q/k norms, RoPE, and the query scale where the
-// architecture applies it first; a task per token.
-void DecoderContext::position_qk(uint32_t l, int n) {
+// architecture applies it first; then the keys and values into the cache
+// (their F16 rounding, done serially, was a visible part of every layer of
+// a prompt batch). A task per token.
+void DecoderContext::position_qk(uint32_t l, int n, uint32_t pos0) {
   const DecoderArch& a = model_.arch();
   const DecoderLayer& L = model_.layers()[l];
   const DecoderLayerParams& P = hp_.layers[l];
@@ -122,6 +125,7 @@ void DecoderContext::position_qk(uint32_t l, int n) {
   const float eps = hp_.rms_eps;
   const std::vector<float>& cs = P.windowed ? rope_cs_window_ : rope_cs_;
   auto rope = a.rope == RopeLayout::Neox ? rope_neox_cs : rope_normal_cs;
+  bool nonfinite[kMaxBatch];
   pool_.parallel_for(n, [&](int t, int) {
     float* q = &q_[t * q_dim];
     float* k = &k_[t * kv_dim];
@@ -141,36 +145,41 @@ void DecoderContext::position_qk(uint32_t l, int n) {
     }
     if (a.scale_query_first)
       for (uint64_t i = 0; i < q_dim; ++i) q[i] *= hp_.query_scale;
+    nonfinite[t] = kv_.write(l, pos0 + t, k, &v_[t * kv_dim]);
   });
+  for (int t = 0; t < n; ++t) kv_.stored(l, pos0 + t, nonfinite[t]);
 }
 
 // hb_ = act(gate) * up of the normed input; then xb_ = down(hb_).
-void DecoderContext::feed_forward(const DecoderLayer& L, const float* in, int n) {
+void DecoderContext::feed_forward(const DecoderLayer& L, const float* in, int n, const ActivationBatch* prepared) {
   const uint64_t ff = hp_.n_ff;
   const float* gate;
   const float* up;
   uint64_t stride;
   if (model_.arch().fused_gate_up) {
-    matmul(L.w_up, in, n, hb2_.data(), pool_, scratch_, kernels_);
+    matmul(L.w_up, in, n, hb2_.data(), pool_, scratch_, kernels_, prepared);
     gate = hb2_.data(), up = hb2_.data() + ff, stride = 2 * ff;
   } else {
     const WeightMatrix* ws[2] = {&L.w_gate, &L.w_up};
     float* ys[2] = {hb_.data(), hb2_.data()};
-    matmul_group(ws, ys, 2, in, n, pool_, scratch_, kernels_);
+    matmul_group(ws, ys, 2, in, n, pool_, scratch_, kernels_, prepared);
     add_bias(hb_.data(), L.b_gate, ff, n);
     add_bias(hb2_.data(), L.b_up, ff, n);
     gate = hb_.data(), up = hb2_.data(), stride = ff;
   }
   const bool gelu = model_.arch().activation == FfnActivation::GeluTanh;
-  // One task per token: the activations' exp/tanh calls are a visible serial
-  // part of a prompt batch with several threads.
+  // One task per token (the activations' exp/tanh calls were a visible
+  // serial part of a prompt batch with several threads), which also
+  // quantizes the rows for down.
+  const ActivationBatch down_in(L.w_down, n, scratch_, kernels_);
   pool_.parallel_for(n, [&](int t, int) {
     const float* g = gate + t * stride;
     const float* u = up + t * stride;
     float* out = &hb_[t * ff];
     (gelu ? gelu_mul : silu_mul)(out, g, u, ff);
+    down_in.quantize(t, out);
   });
-  matmul(L.w_down, hb_.data(), n, xb_.data(), pool_, scratch_, kernels_);
+  matmul(L.w_down, hb_.data(), n, xb_.data(), pool_, scratch_, kernels_, &down_in);
   add_bias(xb_.data(), L.b_down, hp_.n_embd, n);
 }
 
@@ -199,23 +208,20 @@ void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0, bool l
   int m = n;  // the tokens going on through the layer after its attention
   for (uint32_t l = 0; l < h.n_layer; ++l) {
     const DecoderLayer& L = model_.layers()[l];
-    // Attention.
+    // Attention. The norms' per-token tasks also quantize their rows for the
+    // products that follow.
     const float* in = x_.data();
+    std::optional<ActivationBatch> qkv_in;
     if (!L.attn_norm.empty()) {
+      qkv_in.emplace(L.fused_qkv ? L.wqkv : L.wq, n, scratch_, kernels_);
       pool_.parallel_for(n, [&](int t, int) {
         rmsnorm(&xb_[t * d], &x_[t * d], L.attn_norm.data(), int64_t(d), h.rms_eps);
+        qkv_in->quantize(t, &xb_[t * d]);
       });
       in = xb_.data();
     }
-    project_qkv(L, in, n);
-    position_qk(l, n);
-    // A task per token: the cache's stores (F16 rounding) were a serial part
-    // of every layer of a prompt batch.
-    bool nonfinite[kMaxBatch];
-    pool_.parallel_for(n, [&](int t, int) {
-      nonfinite[t] = kv_.write(l, pos0 + t, &k_[t * h.kv_dim()], &v_[t * h.kv_dim()]);
-    });
-    for (int t = 0; t < n; ++t) kv_.stored(l, pos0 + t, nonfinite[t]);
+    project_qkv(L, in, n, qkv_in ? &*qkv_in : nullptr);
+    position_qk(l, n, pos0);
     if (l + 1 == h.n_layer && m > 1) {
       // The last layer's keys and values are stored; past them only the
       // logits need anything: the last token (its query and stream rows
@@ -229,17 +235,22 @@ void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0, bool l
     attention(l, pos0 + n - m, m);
     matmul(L.wo, xb2_.data(), m, xb_.data(), pool_, scratch_, kernels_);
     // Into the residual stream, and the feed-forward's input norm.
+    std::optional<ActivationBatch> ffn_in;
+    if (!L.ffn_norm.empty()) ffn_in.emplace(model_.arch().fused_gate_up ? L.w_up : L.w_gate, m, scratch_, kernels_);
     pool_.parallel_for(m, [&](int t, int) {
       float* o = &xb_[t * d];
       float* row = &x_[t * d];
       add_bias(o, L.bo, d, 1);
       if (!L.attn_post_norm.empty()) rmsnorm(o, o, L.attn_post_norm.data(), int64_t(d), h.rms_eps);
       add_residual(row, o, d, h.residual_scale);
-      if (!L.ffn_norm.empty()) rmsnorm(&xb2_[t * d], row, L.ffn_norm.data(), int64_t(d), h.rms_eps);
+      if (ffn_in) {
+        rmsnorm(&xb2_[t * d], row, L.ffn_norm.data(), int64_t(d), h.rms_eps);
+        ffn_in->quantize(t, &xb2_[t * d]);
+      }
     });
 
     // Feed-forward.
-    feed_forward(L, L.ffn_norm.empty() ? x_.data() : xb2_.data(), m);
+    feed_forward(L, ffn_in ? xb2_.data() : x_.data(), m, ffn_in ? &*ffn_in : nullptr);
     pool_.parallel_for(m, [&](int t, int) {
       float* o = &xb_[t * d];
       if (!L.ffn_post_norm.empty()) rmsnorm(o, o, L.ffn_post_norm.data(), int64_t(d), h.rms_eps);

@@ -175,6 +175,29 @@ TEST(Matmul, GroupEqualsSeparateMatmuls) {
       EXPECT_EQ(ga, ea);
       EXPECT_EQ(gb, eb);
       EXPECT_EQ(gc, ec);
+
+      // Activations quantized ahead (a token at a time, out of order), for
+      // the group and for the mixed one (which serves wa and wb from them and
+      // quantizes again for wc); and prepared for another width: unused.
+      const Fixture wider = make(type, 512, 4, 4);
+      for (const WeightMatrix& for_w : {wa, wider.w()}) {
+        const ActivationBatch prepared(for_w, n_tokens, scratch);
+        if (for_w.cols == 256)
+          for (int64_t t = n_tokens - 1; t >= 0; --t) prepared.quantize(t, &x[t * 256]);
+        std::fill(ga.begin(), ga.end(), 0.f);
+        std::fill(gb.begin(), gb.end(), 0.f);
+        matmul_group(same, same_out, 2, x.data(), n_tokens, pool, scratch, KernelChoice::Best, &prepared);
+        EXPECT_EQ(ga, ea);
+        EXPECT_EQ(gb, eb);
+        const ActivationBatch again(wa, n_tokens, scratch);
+        for (int64_t t = 0; t < n_tokens; ++t) again.quantize(t, &x[t * 256]);
+        std::fill(ga.begin(), ga.end(), 0.f);
+        std::fill(gc.begin(), gc.end(), 0.f);
+        matmul_group(mixed, mixed_out, 3, x.data(), n_tokens, pool, scratch, KernelChoice::Best, &again);
+        EXPECT_EQ(ga, ea);
+        EXPECT_EQ(gb, eb);
+        EXPECT_EQ(gc, ec);
+      }
     }
   }
 }

@@ -34,7 +34,6 @@ struct MatmulScratch {
 void matvec(const WeightMatrix& w, const float* x, float* y, ThreadPool& pool, MatmulScratch& scratch,
             KernelChoice kernels = KernelChoice::Best);
 
-
 // A batch's activations as the kernels of one weight type and width read
 // them (quantized to its vec_dot type, widened where its multi-token kernels
 // want), in scratch's buffers. Filled a token at a time, from any threads:
@@ -69,8 +68,8 @@ class ActivationBatch {
 // activations (LLaMA's q/k/v, gate/up): the activations are quantized once
 // and all rows are one job for the pool; ys[m] as matmul's y for ws[m].
 // Results are those of separate matmul calls. At most 8 matrices.
-// `prepared`, if given and made for ws[0] and n_tokens, holds x's rows
-// quantized already.
+// `prepared`, if given, holds x's rows quantized already for the matrices it
+// serves (ActivationBatch::serves); the others' are quantized here.
 void matmul_group(const WeightMatrix* const* ws, float* const* ys, int n_mats, const float* x, int64_t n_tokens,
                   ThreadPool& pool, MatmulScratch& scratch, KernelChoice kernels = KernelChoice::Best,
                   const ActivationBatch* prepared = nullptr);

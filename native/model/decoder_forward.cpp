@@ -222,15 +222,17 @@ void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0, bool l
     }
     project_qkv(L, in, n, qkv_in ? &*qkv_in : nullptr);
     position_qk(l, n, pos0);
-    if (l + 1 == h.n_layer && m > 1) {
+    if (l + 1 == h.n_layer) {
       // The last layer's keys and values are stored; past them only the
-      // logits need anything: the last token (its query and stream rows
-      // moved to row 0), or nothing in a batch that returns none. llama.cpp
+      // logits need anything: nothing in a batch that returns none, else the
+      // last token (its query and stream rows moved to row 0). llama.cpp
       // likewise computes only its output rows there.
       if (!logits) return;
-      std::copy_n(&q_[(n - 1) * h.q_dim()], h.q_dim(), q_.data());
-      std::copy_n(&x_[(n - 1) * d], d, x_.data());
-      m = 1;
+      if (n > 1) {
+        std::copy_n(&q_[(n - 1) * h.q_dim()], h.q_dim(), q_.data());
+        std::copy_n(&x_[(n - 1) * d], d, x_.data());
+        m = 1;
+      }
     }
     attention(l, pos0 + n - m, m);
     matmul(L.wo, xb2_.data(), m, xb_.data(), pool_, scratch_, kernels_);
@@ -258,8 +260,7 @@ void DecoderContext::forward(const int32_t* tokens, int n, uint32_t pos0, bool l
     });
   }
 
-  // Only the last token's logits are returned, after the last batch.
-  if (!logits) return;
+  // Only the last token's logits are returned.
   rmsnorm(xb_.data(), &x_[(m - 1) * d], model_.output_norm().data(), d, h.rms_eps);
   matvec(model_.output(), xb_.data(), logits_.data(), pool_, scratch_, kernels_);
   add_bias(logits_.data(), model_.output_bias(), h.n_vocab, 1);

@@ -9,6 +9,7 @@ import { describeWithTestdata, REPO_ROOT, STORIES_GGUF, testdataPath } from './h
 import { startTestServer } from './helpers/serve.js';
 
 const LOOP_TEMPLATE = 'hostile/stories260K-chat-template-loop.gguf';
+const RWKV_6V0_FP16 = 'rwkv/tiny-rwkv-6v0-1m-FP16.bin';
 const PROMPT = 'Once upon a time';
 const GREEDY = { temperature: 0, maxTokens: 200, ignoreEos: true };
 
@@ -92,12 +93,20 @@ describeWithTestdata('aborts always win', () => {
     });
 
     test('an abort during complete() rejects it with ABORTED, at once', async () => {
-      const controller = new AbortController();
-      const pending = lm.complete(PROMPT, { ...GREEDY, maxTokens: 100000, signal: controller.signal });
-      setTimeout(() => controller.abort(), 50);
-      await expect(within(1000, pending)).rejects.toMatchObject({ code: 'ABORTED' });
-      // The worker stopped that generation and answers the next call.
-      expect((await lm.complete(PROMPT, { temperature: 0, maxTokens: 3 })).tokens).toHaveLength(3);
+      // An RWKV model has no context limit, so 100000 tokens take seconds and
+      // the abort lands mid-generation however fast decoding gets (stories260K
+      // fills its context in under 50 ms).
+      const rwkv = await loadModel(testdataPath(RWKV_6V0_FP16), { threads: 1 });
+      try {
+        const controller = new AbortController();
+        const pending = rwkv.complete(PROMPT, { ...GREEDY, maxTokens: 100000, signal: controller.signal });
+        setTimeout(() => controller.abort(), 50);
+        await expect(within(1000, pending)).rejects.toMatchObject({ code: 'ABORTED' });
+        // The worker stopped that generation and answers the next call.
+        expect((await rwkv.complete(PROMPT, { temperature: 0, maxTokens: 3 })).tokens).toHaveLength(3);
+      } finally {
+        await rwkv.dispose();
+      }
     });
 
     test('an abort that lands with the last token still wins (openModel session)', async () => {
@@ -114,7 +123,8 @@ describeWithTestdata('dispose() settles everything', () => {
   afterAll(() => releaseWasmModules());
 
   test('pending calls reject with DISPOSED, later calls at once, a second dispose() resolves', async () => {
-    const lm = await loadModel(testdataPath(STORIES_GGUF), { threads: 1, contextLength: 256 });
+    // RWKV: no context limit, so the first call is still generating when dispose() comes.
+    const lm = await loadModel(testdataPath(RWKV_6V0_FP16), { threads: 1 });
     const settled = (p) => p.then(() => 'resolved', (error) => error);
     const pending = [lm.complete(PROMPT, { ...GREEDY, maxTokens: 100000 }), lm.complete(PROMPT, GREEDY), lm.tokenize(PROMPT)].map(settled);
     await new Promise((resolve) => setTimeout(resolve, 30));

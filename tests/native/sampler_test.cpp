@@ -136,6 +136,30 @@ TEST(Sampler, GreedyPicksArgmaxLowestIdOnTies) {
   EXPECT_EQ(negative.sample(logits.data()), 1);
 }
 
+TEST(Sampler, GreedyIsTheFirstArgmaxForEveryVocabularySizeAndPosition) {
+  // Sizes around the SIMD width and a real vocabulary's; the maximum (twice,
+  // the later copy first in its lane) at every kind of position.
+  SamplingParams p;
+  p.temperature = 0.0f;
+  for (const int n : {1, 2, 3, 4, 5, 7, 8, 9, 32003}) {
+    std::vector<float> logits(static_cast<size_t>(n));
+    Rng rng(static_cast<uint64_t>(n));
+    for (float& l : logits) l = static_cast<float>(rng.next_double() * 8.0 - 4.0);
+    for (const int at : {0, 1, n / 2, n - 4, n - 2, n - 1}) {
+      if (at < 0 || at >= n) continue;
+      std::vector<float> v = logits;
+      v[static_cast<size_t>(at)] = 9.0f;
+      if (at + 5 < n) v[static_cast<size_t>(at + 5)] = 9.0f;  // a tie later: the lower id wins
+      Sampler s(n, p);
+      ASSERT_EQ(s.sample(v.data()), at) << "n " << n;
+      v[static_cast<size_t>(at)] = -9.0f;  // now the other copy, or the random maximum
+      Sampler again(n, p);
+      const int expected = static_cast<int>(std::max_element(v.begin(), v.end()) - v.begin());
+      ASSERT_EQ(again.sample(v.data()), expected) << "n " << n << " at " << at;
+    }
+  }
+}
+
 TEST(Sampler, GreedyIsTheArgmaxAfterBiasAndPenalties) {
   SamplingParams p;
   p.temperature = 0.0f;

@@ -1,3 +1,5 @@
+#include <cstdio>
+
 #include <emscripten.h>
 #include <wasm_simd128.h>
 #include <gtest/gtest.h>
@@ -51,4 +53,25 @@ TEST(WasmBuild, RelaxedCopyRewritesTheDotAndTheSwizzle) {
   alignas(16) int16_t dots[8];
   wasm_v128_store(dots, wasmlm::simd::relaxed_dot_i8x16_i7x16(wasm_v128_load(a), wasm_v128_load(b)));
   for (int k = 0; k < 8; ++k) EXPECT_EQ(dots[k], a[2 * k] * b[2 * k] + a[2 * k + 1] * b[2 * k + 1]) << "lane " << k;
+}
+
+// The dot-add kernels run in every engine that has relaxed SIMD but V8
+// before 11.4; in Chromium (tests/browser/kernel-tests.test.js) they must.
+TEST(WasmBuild, DotAddKernelsRunWhereTheEngineIsTrusted) {
+  if (!wasmlm::relaxed_simd_active()) GTEST_SKIP() << "the SIMD-128 build";
+  const bool old_v8 = EM_ASM_INT({
+    const v = typeof process === 'object' && process.versions && process.versions.v8;
+    return v && Number(v.split('.')[0]) * 100 + Number(v.split('.')[1]) < 1104 ? 1 : 0;
+  });
+  if (!wasmlm::relaxed_dot_add_exact()) printf("dot-add kernels not in use\n");
+  EXPECT_EQ(wasmlm::relaxed_dot_add_exact(), !old_v8);
+  // The tiles chosen by the dot-add's lowering (the browser test logs them).
+  static const char* const kLowerings[] = {"one instruction, unsigned (x86 AVX-VNNI)",
+                                           "int16 pairs saturated (x86 without VNNI)", "one instruction, signed (ARM)",
+                                           "unknown"};
+  const wasmlm::DotAddLowering lowering = wasmlm::relaxed_dot_add_lowering();
+  const bool dot_add = wasmlm::relaxed_tile_dots() == wasmlm::TileDots::kDotAdd;
+  printf("dot-add lowering: %s; prompt tiles by %s\n", kLowerings[static_cast<int>(lowering)],
+         dot_add ? "dot-adds" : "int16 dots");
+  if (!wasmlm::relaxed_dot_add_exact() || lowering == wasmlm::DotAddLowering::kPairsSaturated) EXPECT_FALSE(dot_add);
 }

@@ -143,8 +143,14 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
 // The tile kernels (up to kTileRows rows at once, what matmul uses for the
 // types that have one): each row's result is, to the bit, what vec_dot_wide
 // gives that row alone, for every row count (a matrix's last rows) and token
-// count, with a partial last group of blocks.
-TEST(SimdKernels, EveryTileGivesEachRowTheBitsOfThatRowAlone) {
+// count, with a partial last group of blocks, with each kind of integer
+// dots the relaxed tiles may choose (relaxed_tile_dots).
+struct PinnedTileDots {
+  explicit PinnedTileDots(TileDots dots) { pin_relaxed_tile_dots(dots); }
+  ~PinnedTileDots() { unpin_relaxed_tile_dots(); }
+};
+
+void expect_tiles_give_each_row_its_bits() {
   std::mt19937 rng(7);
   int checked = 0;
   for (uint32_t id = 0; id < 64; ++id) {
@@ -194,6 +200,16 @@ TEST(SimdKernels, EveryTileGivesEachRowTheBitsOfThatRowAlone) {
     ++checked;
   }
   EXPECT_EQ(checked, relaxed_simd_active() ? 4 /*Q4_0, Q5_0, Q4_1, MXFP4*/ : 0);
+}
+
+TEST(SimdKernels, EveryTileGivesEachRowTheBitsOfThatRowAlone) {
+  std::vector<TileDots> kinds = {TileDots::kInt16};
+  if (relaxed_simd_active() && relaxed_dot_add_exact()) kinds.push_back(TileDots::kDotAdd);
+  for (TileDots dots : kinds) {
+    SCOPED_TRACE(dots == TileDots::kDotAdd ? "dot-add tiles" : "int16 tiles");
+    const PinnedTileDots pin(dots);
+    expect_tiles_give_each_row_its_bits();
+  }
 }
 
 // MXFP4 rows whose scales take every exponent of a range, the two below the

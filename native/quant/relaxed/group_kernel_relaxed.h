@@ -15,8 +15,12 @@
 // One token (decoding) takes a row at a time, its 4 blocks of a group in the
 // lanes (one vector of partial sums): it reads the row straight through.
 // Several tokens (prompts) take a tile of kTileRows rows at once, the rows in
-// the lanes: per block and token, the 4 rows' dots share the token's 32
-// activations, and each token keeps one vector per k. Either way every row
+// the lanes: a block's levels of the 4 rows are interleaved once for all the
+// tokens, and each token's 4 dots are 8 relaxed dot-adds of its activations
+// (4 at a time, in every lane) into int32 lanes, nothing left to reduce (one
+// instruction each where the CPU has an 8-bit dot product: AVX-VNNI, ARM's
+// sdot; elsewhere the int16 dots of one token, as below: relaxed_tile_dots).
+// Each token keeps one vector per k. Either way every row
 // and token gets exactly that arithmetic, whatever the number of tokens and
 // the rows beside it, so a batched prompt gives the bits of token-by-token
 // decoding.
@@ -167,13 +171,14 @@ struct RelaxedGroups {
     }
   }
 
-  // One block of a tile's rows: their levels, and their scales and mins in
-  // lanes.
-  struct Column {
+  // One block of a tile's rows for the int16 dots (where the dot-add is not
+  // one exact instruction: see relaxed_tile_dots): their levels, and their
+  // scales and mins in lanes.
+  struct Column16 {
     v128_t lo[kTileRows], hi[kTileRows];
     v128_t d, m = wasm_f32x4_splat(0);  // m: min types
   };
-  static void load_column(const Block* const* x, int64_t i, Column& c) {
+  static void load_column(const Block* const* x, int64_t i, Column16& c) {
     for (int r = 0; r < kTileRows; ++r) Levels::levels(x[r][i], &c.lo[r], &c.hi[r]);
     c.d = lanes(Levels::scale_at(x[0][i]), Levels::scale_at(x[1][i]), Levels::scale_at(x[2][i]),
                 Levels::scale_at(x[3][i]));
@@ -184,12 +189,55 @@ struct RelaxedGroups {
   // acc + the float end of block k (of 4) of a token's group y against a
   // column: add_dots with the rows in the lanes.
   template <int k>
-  static v128_t add_column(v128_t acc, const Column& c, const Act& y) {
+  static v128_t add_column(v128_t acc, const Column16& c, const Act& y) {
     v128_t dots[kTileRows];  // the rows share the activations' loads (clang keeps one of each)
     for (int r = 0; r < kTileRows; ++r) dots[r] = relaxed_dot32(y.qs + QK8_0 * k, c.lo[r], c.hi[r]);
     // opaque: else clang splats offset * -sum after negating it, in 5 ops
     return float_end(acc, sum_blocks(dots[0], dots[1], dots[2], dots[3]), c.d, c.m, wasm_v128_load32_splat(&y.d[k]),
                      opaque(wasm_v128_load32_splat(second_at(y, k))));
+  }
+
+  // One block of a tile's rows, its levels interleaved for the 4-byte dot:
+  // lane r of lanes[g] holds row r's levels of weights 4g..4g+3, so that one
+  // dot-add against the token's activations 4g..4g+3 (in every lane) adds to
+  // each row's own sum and 8 of them leave the 4 rows' integer dots in the
+  // lanes, with nothing to reduce. Their scales and mins in lanes too.
+  struct Column {
+    v128_t lanes[8];
+    v128_t d, m = wasm_f32x4_splat(0);  // m: min types
+  };
+  static_assert(kTileRows == 4, "a column's rows are the 4 int32 lanes");
+  // The 4 rows' 16 levels (v[r]) as 4 vectors of one 4-byte group each.
+  static void interleave(const v128_t* v, v128_t* out) {
+    const v128_t t0 = wasm_i32x4_shuffle(v[0], v[1], 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(v[2], v[3], 0, 4, 1, 5);
+    const v128_t t2 = wasm_i32x4_shuffle(v[0], v[1], 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(v[2], v[3], 2, 6, 3, 7);
+    out[0] = wasm_i64x2_shuffle(t0, t1, 0, 2);
+    out[1] = wasm_i64x2_shuffle(t0, t1, 1, 3);
+    out[2] = wasm_i64x2_shuffle(t2, t3, 0, 2);
+    out[3] = wasm_i64x2_shuffle(t2, t3, 1, 3);
+  }
+  static void load_column(const Block* const* x, int64_t i, Column& c) {
+    v128_t lo[kTileRows], hi[kTileRows];
+    for (int r = 0; r < kTileRows; ++r) Levels::levels(x[r][i], &lo[r], &hi[r]);
+    interleave(lo, c.lanes);
+    interleave(hi, c.lanes + 4);
+    c.d = lanes(Levels::scale_at(x[0][i]), Levels::scale_at(x[1][i]), Levels::scale_at(x[2][i]),
+                Levels::scale_at(x[3][i]));
+    if constexpr (kHasMin)
+      c.m = lanes(Levels::min_at(x[0][i]), Levels::min_at(x[1][i]), Levels::min_at(x[2][i]), Levels::min_at(x[3][i]));
+  }
+
+  // acc + the float end of block k (of 4) of a token's group y against a
+  // column: add_dots with the rows in the lanes.
+  template <int k>
+  static v128_t add_column(v128_t acc, const Column& c, const Act& y) {
+    const int8_t* a = y.qs + QK8_0 * k;
+    v128_t q4[4];
+    for (int g = 0; g < 4; ++g) q4[g] = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(a + 4 * g), c.lanes[g], wasm_i32x4_splat(0));
+    for (int g = 4; g < 8; ++g) q4[g - 4] = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(a + 4 * g), c.lanes[g], q4[g - 4]);
+    const v128_t q = wasm_i32x4_add(wasm_i32x4_add(q4[0], q4[1]), wasm_i32x4_add(q4[2], q4[3]));
+    // opaque: else clang splats offset * -sum after negating it, in 5 ops
+    return float_end(acc, q, c.d, c.m, wasm_v128_load32_splat(&y.d[k]), opaque(wasm_v128_load32_splat(second_at(y, k))));
   }
 
   // Rows r < n_rows (1..kTileRows) at w + r * row_bytes against 2 to
@@ -202,8 +250,21 @@ struct RelaxedGroups {
     if (n_tokens == 1) {  // a row at a time
       for (int r = 0; r < n_rows; ++r)
         dot(n, static_cast<const uint8_t*>(w) + r * row_bytes, a, act_stride, 1, out + r, 0);
-      return;
+    } else {
+      tile_with(relaxed_tile_dots(), n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);
     }
+  }
+  static void tile_with(TileDots dots, int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
+                        int64_t act_stride, int n_tokens, float* out, int64_t out_stride) {
+    if (dots == TileDots::kDotAdd) {
+      tile_of<Column>(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);
+    } else {
+      tile_of<Column16>(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);
+    }
+  }
+  template <typename ColumnT>
+  static void tile_of(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a, int64_t act_stride,
+                      int n_tokens, float* out, int64_t out_stride) {
     const Block* x[kTileRows];
     for (int r = 0; r < kTileRows; ++r)
       x[r] = reinterpret_cast<const Block*>(static_cast<const uint8_t*>(w) + (r < n_rows ? r : n_rows - 1) * row_bytes);
@@ -214,7 +275,7 @@ struct RelaxedGroups {
     // its offsets in the activations' groups and the partial sums are too.
     // always_inline: clang outlined the k = 1..3 copies once the swizzle became asm.
     const auto column = [&](int64_t g, auto k) __attribute__((always_inline)) {
-      Column c;
+      ColumnT c;
       load_column(x, 4 * g + k, c);
       for_tokens(n_tokens, act + g * sizeof(Act), act_stride, [&](int t, const uint8_t* y) {
         part[t][k] = add_column<k>(part[t][k], c, *reinterpret_cast<const Act*>(y));

@@ -5,7 +5,9 @@
 // Debian's clang 14 cannot emit them, so the source writes
 // i16x8.q15mulr_sat_s and i8x16.avgr_u in their places (same operand and
 // result types, used nowhere else) and the build rewrites those opcodes into
-// the relaxed ones in a second copy of each .wasm (wasm/relaxed-simd.mjs).
+// the relaxed ones in a second copy of each .wasm (wasm/relaxed-simd.mjs);
+// i32x4.relaxed_dot_i8x16_i7x16_add_s, with three operands, is a pair of
+// i16x8.avgr_u.
 // The loader picks that copy where the engine validates relaxed SIMD.
 // Both placeholders are commutative and the relaxed instructions are not:
 // clang may swap their operands, which the SIMD-vs-scalar tests catch. The
@@ -23,6 +25,36 @@
 namespace wasmlm {
 
 bool relaxed_simd_active();
+// Whether the kernels may use i32x4.relaxed_dot_i8x16_i7x16_add_s: not on V8
+// before 11.4 (Node 20 with relaxed SIMD by flag), which returned twice the
+// dot without the accumulator in kernels, and only if it gives the dot plus
+// the accumulator once here. Else the int16 dots. Only meaningful where
+// relaxed_simd_active().
+bool relaxed_dot_add_exact();
+
+// How the engine computes the dot-add, told by its result for a 7-bit
+// operand out of range (0xFF), where the spec lets engines differ:
+// kUnsignedExact: 0xFF as 255, the 4 products summed exactly: x86's
+//   vpdpbusd (V8 where the CPU has AVX-VNNI), one instruction;
+// kPairsSaturated: 255, pairs of products saturated to int16: x86's
+//   pmaddubsw, pmaddwd and an add, three instructions (x86 without it);
+// kSigned: 0xFF as -1: ARM's sdot (or x86's vpdpbssd), one instruction;
+// kOther: none of these.
+enum class DotAddLowering { kUnsignedExact, kPairsSaturated, kSigned, kOther };
+DotAddLowering relaxed_dot_add_lowering();
+
+// The integer dots of the 4-row prompt tiles (group_kernel_relaxed.h), the
+// same bits either way: int16 dots, or 8-bit dot-adds where those are exact
+// and one instruction (Chromium on Zen 5 with AVX-VNNI: Q4_0 tiles 14%
+// faster; where the dot-add was three instructions, 25% slower). A lowering
+// rather than a timing decides: at the first prompts engines still run
+// baseline code (V8's Liftoff), whose speeds ranked the two the other way.
+enum class TileDots { kInt16, kDotAdd };
+TileDots relaxed_tile_dots();
+// Tests and benchmarks: one kind from now on (kDotAdd only where
+// relaxed_dot_add_exact()), or back to the timed choice.
+void pin_relaxed_tile_dots(TileDots dots);
+void unpin_relaxed_tile_dots();
 
 namespace simd {
 
@@ -35,6 +67,20 @@ inline v128_t relaxed_dot_i8x16_i7x16(v128_t a, v128_t b) { return wasm_i16x8_q1
 inline v128_t relaxed_swizzle(v128_t table, v128_t idx) {
   v128_t r;
   __asm__("local.get %1\n\tlocal.get %2\n\ti8x16.avgr_u\n\tlocal.set %0" : "=r"(r) : "r"(table), "r"(idx));
+  return r;
+}
+
+// Lane k: acc[k] + a[4k] b[4k] + ... + a[4k+3] b[4k+3]; a int8, b in 0..127
+// (i32x4.relaxed_dot_i8x16_i7x16_add_s: one vpdpbusd where x86 has AVX-VNNI,
+// one sdot on ARM with the dot product extension; pmaddubsw, pmaddwd and an
+// add on other x86). Its placeholder is two i16x8.avgr_u, (a (b acc)), in
+// asm so that clang keeps them and their operands in order; the build
+// rewrites the pair (wasm/relaxed-simd.mjs).
+inline v128_t relaxed_dot_add_i8x16_i7x16(v128_t a, v128_t b, v128_t acc) {
+  v128_t r;
+  __asm__("local.get %1\n\tlocal.get %2\n\tlocal.get %3\n\ti16x8.avgr_u\n\ti16x8.avgr_u\n\tlocal.set %0"
+          : "=r"(r)
+          : "r"(a), "r"(b), "r"(acc));
   return r;
 }
 

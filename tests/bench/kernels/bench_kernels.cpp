@@ -110,9 +110,10 @@ struct Row {
   double scalar, simd1, simd2, in_cache, mm_ratio, untouched;
 };
 
-// `--matmul TYPE ROWS COLS TOKENS [THREADS]`: only a prompt-sized matmul on
-// weights in cache, repeated for about 2 s, in GMAC/s (1 thread unless
-// given): the figure to profile a multi-token kernel with.
+// `--matmul TYPE ROWS COLS TOKENS [THREADS [int16|dot-add]]`: only a
+// prompt-sized matmul on weights in cache, repeated for about 2 s, in GMAC/s
+// (1 thread unless given): the figure to profile a multi-token kernel with.
+// The last argument pins the relaxed tiles' integer dots (else timed).
 int matmul_only(char** argv) {
   const std::string name = argv[0];
   const int64_t rows = std::atoll(argv[1]), cols = std::atoll(argv[2]), n_tokens = std::atoll(argv[3]);
@@ -125,11 +126,19 @@ int matmul_only(char** argv) {
   std::normal_distribution<float> dist(0.f, 1.f);
   for (auto& v : x) v = dist(rng);
   ThreadPool pool(argv[4] ? std::atoi(argv[4]) : 1);
+  if (argv[4] && argv[5]) {
+    const std::string dots = argv[5];
+    if (dots != "int16" && dots != "dot-add") return std::fprintf(stderr, "unknown tile dots %s\n", dots.c_str()), 2;
+    wasmlm::pin_relaxed_tile_dots(dots == "int16" ? wasmlm::TileDots::kInt16 : wasmlm::TileDots::kDotAdd);
+  }
   MatmulScratch scratch;
   const WeightMatrix m{type, cols, rows, w.data(), *ggml_nbytes(type, cols)};
   const double t = best_time([&] { matmul(m, x.data(), n_tokens, y.data(), pool, scratch); }, 2.0);
-  std::printf("%s %lld x %lld, %lld tokens: %.2f ms, %.1f GMAC/s\n", name.c_str(), (long long)rows, (long long)cols,
-              (long long)n_tokens, t * 1e3, double(rows) * cols * n_tokens / t / 1e9);
+  const char* dots = !wasmlm::relaxed_simd_active()                                ? ""
+                     : wasmlm::relaxed_tile_dots() == wasmlm::TileDots::kDotAdd ? " (relaxed tiles: dot-adds)"
+                                                                                : " (relaxed tiles: int16 dots)";
+  std::printf("%s %lld x %lld, %lld tokens: %.2f ms, %.1f GMAC/s%s\n", name.c_str(), (long long)rows, (long long)cols,
+              (long long)n_tokens, t * 1e3, double(rows) * cols * n_tokens / t / 1e9, dots);
   return 0;
 }
 

@@ -1,7 +1,7 @@
 // The benchmark's main() runs here, off the page's thread (it blocks while
 // its pthreads work). Output lines and the exit code go back to the page.
-self.onmessage = ({ data: { dir, args } }) => {
-  const script = `${dir}/wasmlm_bench_kernels.js`;
+self.onmessage = ({ data: { dir, name = 'wasmlm_bench_kernels', args } }) => {
+  const script = `${dir}/${name}.js`;
   self.Module = {
     arguments: args,
     mainScriptUrlOrBlob: script,  // what the pthread workers load

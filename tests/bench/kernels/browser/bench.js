@@ -5,4 +5,4 @@ const query = new URLSearchParams(location.search);
 const worker = new Worker('bench-worker.js');
 worker.onmessage = ({ data }) => window.benchLine(data);
 worker.onerror = (event) => window.benchLine({ error: event.message || 'worker failed' });
-worker.postMessage({ dir: query.get('dir'), args: query.getAll('arg') });
+worker.postMessage({ dir: query.get('dir'), name: query.get('name') ?? undefined, args: query.getAll('arg') });

@@ -122,11 +122,12 @@ struct Table {
         GgmlType type;
         VecDotFn one;
         VecDotWideFn tokens;
+        VecDotTileFn tile = nullptr;
       };
       for (const Relaxed& k : {Relaxed{GgmlType::Q2_K, vec_dot_q2_K_q8_K_relaxed, vec_dot_q2_K_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::Q3_K, vec_dot_q3_K_q8_K_relaxed, vec_dot_q3_K_q8_K_tokens_relaxed},
-                               Relaxed{GgmlType::Q4_K, vec_dot_q4_K_q8_K_relaxed, vec_dot_q4_K_q8_K_tokens_relaxed},
-                               Relaxed{GgmlType::Q5_K, vec_dot_q5_K_q8_K_relaxed, vec_dot_q5_K_q8_K_tokens_relaxed},
+                               Relaxed{GgmlType::Q4_K, vec_dot_q4_K_q8_K_relaxed, vec_dot_q4_K_q8_K_tokens_relaxed, vec_dot_q4_K_q8_K_tile_relaxed},
+                               Relaxed{GgmlType::Q5_K, vec_dot_q5_K_q8_K_relaxed, vec_dot_q5_K_q8_K_tokens_relaxed, vec_dot_q5_K_q8_K_tile_relaxed},
                                Relaxed{GgmlType::Q6_K, vec_dot_q6_K_q8_K_relaxed, vec_dot_q6_K_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::TQ1_0, vec_dot_tq1_0_q8_K_relaxed, vec_dot_tq1_0_q8_K_tokens_relaxed},
                                Relaxed{GgmlType::TQ2_0, vec_dot_tq2_0_q8_K_relaxed, vec_dot_tq2_0_q8_K_tokens_relaxed},
@@ -145,6 +146,7 @@ struct Table {
         }
         if (!k.tokens) continue;
         t.vec_dot_wide = k.tokens;
+        t.vec_dot_tile = k.tile;
         t.wide_form = WideForm::Q8_KAsIs;
         t.wide_tokens = kMaxWideTokens;
       }

@@ -159,8 +159,8 @@ void expect_tiles_give_each_row_its_bits() {
     const QuantTraits& t = quant_traits(info->type);
     if (!t.vec_dot_tile) continue;
     ASSERT_TRUE(t.vec_dot_wide);
-    ASSERT_TRUE(t.wide_one_token) << info->name << ": matmul tiles one token's rows too";
-    for (int64_t n : {32, 160, 224, 4096}) {  // 1, 5, 7 and 128 blocks
+    for (int64_t n : {32, 160, 224, 256, 768, 4096}) {  // 1, 5, 7, 8, 24, 128 blocks of 32; 1, 3, 16 of 256
+      if (n % info->block_size) continue;
       const uint64_t row_bytes = *ggml_nbytes(info->type, n), q_bytes = *ggml_nbytes(t.vec_dot_type, n),
                      wide_bytes = wide_activation_bytes(t.wide_form, n);
       std::vector<uint8_t> w;
@@ -199,7 +199,7 @@ void expect_tiles_give_each_row_its_bits() {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, relaxed_simd_active() ? 4 /*Q4_0, Q5_0, Q4_1, MXFP4*/ : 0);
+  EXPECT_EQ(checked, relaxed_simd_active() ? 6 /*Q4_0, Q5_0, Q4_1, MXFP4, Q4_K, Q5_K*/ : 0);
 }
 
 TEST(SimdKernels, EveryTileGivesEachRowTheBitsOfThatRowAlone) {

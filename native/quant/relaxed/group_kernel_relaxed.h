@@ -40,6 +40,7 @@
 #include "quant/quant_traits.h"
 #include "quant/quant_types.h"
 #include "quant/relaxed/relaxed_simd.h"
+#include "quant/relaxed/row_lanes_relaxed.h"
 #include "quant/simd128.h"
 #include "quant/token_quads.h"
 #include "quant/wide_activations.h"
@@ -197,30 +198,17 @@ struct RelaxedGroups {
                      opaque(wasm_v128_load32_splat(second_at(y, k))));
   }
 
-  // One block of a tile's rows, its levels interleaved for the 4-byte dot:
-  // lane r of lanes[g] holds row r's levels of weights 4g..4g+3, so that one
-  // dot-add against the token's activations 4g..4g+3 (in every lane) adds to
-  // each row's own sum and 8 of them leave the 4 rows' integer dots in the
-  // lanes, with nothing to reduce. Their scales and mins in lanes too.
+  // One block of a tile's rows for the dot-adds: their levels in row lanes
+  // (row_lanes_relaxed.h), their scales and mins in lanes.
   struct Column {
-    v128_t lanes[8];
+    RowLanes levels;
     v128_t d, m = wasm_f32x4_splat(0);  // m: min types
   };
   static_assert(kTileRows == 4, "a column's rows are the 4 int32 lanes");
-  // The 4 rows' 16 levels (v[r]) as 4 vectors of one 4-byte group each.
-  static void interleave(const v128_t* v, v128_t* out) {
-    const v128_t t0 = wasm_i32x4_shuffle(v[0], v[1], 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(v[2], v[3], 0, 4, 1, 5);
-    const v128_t t2 = wasm_i32x4_shuffle(v[0], v[1], 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(v[2], v[3], 2, 6, 3, 7);
-    out[0] = wasm_i64x2_shuffle(t0, t1, 0, 2);
-    out[1] = wasm_i64x2_shuffle(t0, t1, 1, 3);
-    out[2] = wasm_i64x2_shuffle(t2, t3, 0, 2);
-    out[3] = wasm_i64x2_shuffle(t2, t3, 1, 3);
-  }
   static void load_column(const Block* const* x, int64_t i, Column& c) {
     v128_t lo[kTileRows], hi[kTileRows];
     for (int r = 0; r < kTileRows; ++r) Levels::levels(x[r][i], &lo[r], &hi[r]);
-    interleave(lo, c.lanes);
-    interleave(hi, c.lanes + 4);
+    load_row_lanes(lo, hi, c.levels);
     c.d = lanes(Levels::scale_at(x[0][i]), Levels::scale_at(x[1][i]), Levels::scale_at(x[2][i]),
                 Levels::scale_at(x[3][i]));
     if constexpr (kHasMin)
@@ -231,11 +219,7 @@ struct RelaxedGroups {
   // column: add_dots with the rows in the lanes.
   template <int k>
   static v128_t add_column(v128_t acc, const Column& c, const Act& y) {
-    const int8_t* a = y.qs + QK8_0 * k;
-    v128_t q4[4];
-    for (int g = 0; g < 4; ++g) q4[g] = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(a + 4 * g), c.lanes[g], wasm_i32x4_splat(0));
-    for (int g = 4; g < 8; ++g) q4[g - 4] = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(a + 4 * g), c.lanes[g], q4[g - 4]);
-    const v128_t q = wasm_i32x4_add(wasm_i32x4_add(q4[0], q4[1]), wasm_i32x4_add(q4[2], q4[3]));
+    const v128_t q = row_lanes_dot(c.levels, y.qs + QK8_0 * k);
     // opaque: else clang splats offset * -sum after negating it, in 5 ops
     return float_end(acc, q, c.d, c.m, wasm_v128_load32_splat(&y.d[k]), opaque(wasm_v128_load32_splat(second_at(y, k))));
   }

@@ -6,12 +6,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/k_scales.h"
+#include "quant/quant_traits.h"
 #include "quant/quant_types.h"
 #include "quant/relaxed/relaxed_simd.h"
+#include "quant/relaxed/row_lanes_relaxed.h"
 #include "quant/simd128.h"
 #include "quant/token_quads.h"
 
@@ -111,6 +114,115 @@ inline void k_tokens_relaxed(int64_t n, const Block* x, const void* activations,
                    i);
   }
   store_quads(sum, n_tokens, out, out_stride);
+}
+
+// kTileRows rows of Q4_K or Q5_K (row r at w + r * row_bytes; missing rows
+// repeat the last, their lanes unused) against 2 to kMaxWideTokens tokens:
+// out[t * out_stride + r]. Where the dot-add is one instruction
+// (relaxed_tile_dots) the rows go in the lanes (row_lanes_relaxed.h): per
+// super-block each sub-block's levels are interleaved once for all the
+// tokens, a token's 4 rows' sub-block dots (8 dot-adds) are scaled by the
+// rows' scales with one i32x4.mul, and the mins' share is 4 i32x4.dot_i16x8
+// of the rows' mins (pairs in lanes) with the token's sums of 32
+// activations. The integers and, lane by lane, the float ends are
+// k_dot_relaxed's: each row gets its bits. Elsewhere k_tokens_relaxed row by
+// row.
+template <typename Levels, typename Block>
+inline void k_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* activations,
+                           int64_t act_stride, int n_tokens, float* out, int64_t out_stride) {
+  const auto row = [&](int r) {
+    return reinterpret_cast<const Block*>(static_cast<const uint8_t*>(w) + (r < n_rows ? r : n_rows - 1) * row_bytes);
+  };
+  if (n_tokens == 1 || relaxed_tile_dots() != TileDots::kDotAdd) {
+    for (int r = 0; r < n_rows; ++r)
+      k_tokens_relaxed<Levels>(n, row(r), activations, act_stride, n_tokens, out + r, out_stride);
+    return;
+  }
+  static_assert(kTileRows == 4, "the tile's rows are the 4 int32 lanes");
+  const Block* x[kTileRows] = {row(0), row(1), row(2), row(3)};
+  const auto* a = static_cast<const uint8_t*>(activations);
+  v128_t sum[kMaxWideTokens], isum[kMaxWideTokens];
+  zero_fill(sum, n_tokens);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    // sc[j], lane r: row r's scale of sub-block j (int32); mp[k], lane r:
+    // row r's mins of sub-blocks 2k and 2k + 1 (an int16 pair).
+    v128_t sm[kTileRows];
+    for (int r = 0; r < kTileRows; ++r) sm[r] = unpack_k_scales_simd(x[r][i].scales);
+    const v128_t s01 = wasm_i8x16_shuffle(sm[0], sm[1], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const v128_t s23 = wasm_i8x16_shuffle(sm[2], sm[3], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const v128_t m01 = wasm_i8x16_shuffle(sm[0], sm[1], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const v128_t m23 = wasm_i8x16_shuffle(sm[2], sm[3], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    // Bytes by (sub-block, row): sub-blocks 0-3 and 4-7.
+    const v128_t by_sub[4] = {wasm_i16x8_shuffle(s01, s23, 0, 8, 1, 9, 2, 10, 3, 11),
+                              wasm_i16x8_shuffle(s01, s23, 4, 12, 5, 13, 6, 14, 7, 15),
+                              wasm_i16x8_shuffle(m01, m23, 0, 8, 1, 9, 2, 10, 3, 11),
+                              wasm_i16x8_shuffle(m01, m23, 4, 12, 5, 13, 6, 14, 7, 15)};
+    v128_t sc[8], mp[4];
+    for (int h = 0; h < 2; ++h) {
+      const v128_t s_lo = wasm_u16x8_extend_low_u8x16(by_sub[h]), s_hi = wasm_u16x8_extend_high_u8x16(by_sub[h]);
+      sc[4 * h + 0] = wasm_u32x4_extend_low_u16x8(s_lo);
+      sc[4 * h + 1] = wasm_u32x4_extend_high_u16x8(s_lo);
+      sc[4 * h + 2] = wasm_u32x4_extend_low_u16x8(s_hi);
+      sc[4 * h + 3] = wasm_u32x4_extend_high_u16x8(s_hi);
+      const v128_t m_lo = wasm_u16x8_extend_low_u8x16(by_sub[2 + h]), m_hi = wasm_u16x8_extend_high_u8x16(by_sub[2 + h]);
+      mp[2 * h + 0] = wasm_i16x8_shuffle(m_lo, m_lo, 0, 4, 1, 5, 2, 6, 3, 7);
+      mp[2 * h + 1] = wasm_i16x8_shuffle(m_hi, m_hi, 0, 4, 1, 5, 2, 6, 3, 7);
+    }
+    const v128_t d = wasm_f32x4_make(fp16_to_fp32_fast(x[0][i].d), fp16_to_fp32_fast(x[1][i].d),
+                                     fp16_to_fp32_fast(x[2][i].d), fp16_to_fp32_fast(x[3][i].d));
+    const v128_t dmin = wasm_f32x4_make(fp16_to_fp32_fast(x[0][i].dmin), fp16_to_fp32_fast(x[1][i].dmin),
+                                        fp16_to_fp32_fast(x[2][i].dmin), fp16_to_fp32_fast(x[3][i].dmin));
+    const uint8_t* ai = a + i * sizeof(block_q8_K);
+    // Sub-blocks J and J + 1: each one's levels in row lanes, then every
+    // token's scaled dots (kFirst: isum is set to them).
+    const auto pair = [&](auto J, auto first) __attribute__((always_inline)) {
+      constexpr int j = decltype(J)::value;
+      PairLevels l[kTileRows];
+      for (int r = 0; r < kTileRows; ++r) l[r] = Levels::template pair<j>(x[r][i]);
+      RowLanes c;
+      const auto sub = [&](const RowLanes& c, int k, v128_t scale, bool set) __attribute__((always_inline)) {
+        for_tokens(n_tokens, ai + offsetof(block_q8_K, qs) + 32 * k, act_stride, [&](int t, const uint8_t* q8) {
+          const v128_t s = wasm_i32x4_mul(row_lanes_dot(c, reinterpret_cast<const int8_t*>(q8)), scale);
+          isum[t] = set ? s : wasm_i32x4_add(isum[t], s);
+        });
+      };
+      {
+        const v128_t lo[kTileRows] = {l[0].lo0, l[1].lo0, l[2].lo0, l[3].lo0};
+        const v128_t hi[kTileRows] = {l[0].lo1, l[1].lo1, l[2].lo1, l[3].lo1};
+        load_row_lanes(lo, hi, c);
+      }
+      sub(c, j, sc[j], decltype(first)::value);
+      {
+        const v128_t lo[kTileRows] = {l[0].hi0, l[1].hi0, l[2].hi0, l[3].hi0};
+        const v128_t hi[kTileRows] = {l[0].hi1, l[1].hi1, l[2].hi1, l[3].hi1};
+        load_row_lanes(lo, hi, c);
+      }
+      sub(c, j + 1, sc[j + 1], false);
+    };
+    pair(std::integral_constant<int, 0>{}, std::true_type{});
+    pair(std::integral_constant<int, 2>{}, std::false_type{});
+    pair(std::integral_constant<int, 4>{}, std::false_type{});
+    pair(std::integral_constant<int, 6>{}, std::false_type{});
+    for_tokens(n_tokens, ai, act_stride, [&](int t, const uint8_t* yrow) {
+      const auto& y = *reinterpret_cast<const block_q8_K*>(yrow);
+      // The token's 8 sums of 32 activations, as int16 (|sum| <= 4096).
+      const v128_t b = wasm_i16x8_narrow_i32x4(wasm_i32x4_extadd_pairwise_i16x8(wasm_v128_load(y.bsums)),
+                                               wasm_i32x4_extadd_pairwise_i16x8(wasm_v128_load(y.bsums + 8)));
+      const v128_t mins = wasm_i32x4_add(
+          wasm_i32x4_add(wasm_i32x4_dot_i16x8(mp[0], wasm_i32x4_shuffle(b, b, 0, 0, 0, 0)),
+                         wasm_i32x4_dot_i16x8(mp[1], wasm_i32x4_shuffle(b, b, 1, 1, 1, 1))),
+          wasm_i32x4_add(wasm_i32x4_dot_i16x8(mp[2], wasm_i32x4_shuffle(b, b, 2, 2, 2, 2)),
+                         wasm_i32x4_dot_i16x8(mp[3], wasm_i32x4_shuffle(b, b, 3, 3, 3, 3))));
+      const v128_t block = wasm_f32x4_sub(wasm_f32x4_mul(d, wasm_f32x4_convert_i32x4(isum[t])),
+                                          wasm_f32x4_mul(dmin, wasm_f32x4_convert_i32x4(mins)));
+      sum[t] = wasm_f32x4_add(sum[t], wasm_f32x4_mul(wasm_v128_load32_splat(&y.d), block));
+    });
+  }
+  for (int t = 0; t < n_tokens; ++t) {
+    alignas(16) float lane[kTileRows];
+    wasm_v128_store(lane, sum[t]);
+    for (int r = 0; r < n_rows; ++r) out[t * out_stride + r] = lane[r];
+  }
 }
 
 }  // namespace wasmlm::simd

@@ -42,6 +42,11 @@ void vec_dot_q4_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, i
   simd::k_tokens_relaxed<Q4_KLevels>(n, static_cast<const block_q4_K*>(w), a, act_stride, n_tokens, out, out_stride);
 }
 
+void vec_dot_q4_K_q8_K_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
+                                    int64_t act_stride, int n_tokens, float* out, int64_t out_stride) {
+  simd::k_tile_relaxed<Q4_KLevels, block_q4_K>(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);
+}
+
 float vec_dot_q4_K_q8_K_relaxed(int64_t n, const void* w, const void* a) {
   return simd::k_dot_relaxed(n, static_cast<const block_q4_K*>(w), static_cast<const block_q8_K*>(a),
                              [](const block_q4_K& x, const int8_t* q8, v128_t sc16) {

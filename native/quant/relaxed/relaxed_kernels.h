@@ -45,6 +45,12 @@ WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq4_xs)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq1_s)
 WASMLM_DECLARE_RELAXED_TOKENS_DOT(iq1_m)
 #undef WASMLM_DECLARE_RELAXED_TOKENS_DOT
+// Q4_K, Q5_K: up to 4 rows at once (QuantTraits::vec_dot_tile), the same
+// bits per row (k_pair_relaxed.h).
+void vec_dot_q4_K_q8_K_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
+                                    int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
+void vec_dot_q5_K_q8_K_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
+                                    int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
 // The 32-weight types with unsigned levels (MXFP4: offset) against grouped int8 activations
 // (group_q8_0r, group_q8_1r in wide_activations.h), 1 to kMaxWideTokens
 // tokens per pass (QuantTraits::vec_dot_wide; group_kernel_relaxed.h).

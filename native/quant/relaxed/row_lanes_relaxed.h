@@ -1,0 +1,52 @@
+// Four weight rows in the four int32 lanes, for the prompt tiles on the
+// relaxed 8-bit dot-add (i32x4.relaxed_dot_i8x16_i7x16_add_s; see
+// relaxed_tile_dots for where they run). A 32-weight block of each row is
+// interleaved once per tile, 4 bytes at a time, so that lane r of group k
+// holds row r's levels of weights 4k..4k+3; then each token's 4 integer dots
+// are 8 dot-adds of its activations (4 at a time, splatted into every lane)
+// with nothing left to reduce.
+#pragma once
+#ifdef __wasm_simd128__
+
+#include <wasm_simd128.h>
+
+#include <cstdint>
+
+#include "quant/relaxed/relaxed_simd.h"
+
+namespace wasmlm::simd {
+
+// The 32 levels (0..127, the 7-bit operand) of a block of 4 rows.
+struct RowLanes {
+  v128_t group[8];
+};
+
+// The 4 rows' levels v[r] (16 each) as 4 vectors of one 4-byte group each.
+inline void interleave_rows(const v128_t* v, v128_t* out) {
+  const v128_t t0 = wasm_i32x4_shuffle(v[0], v[1], 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(v[2], v[3], 0, 4, 1, 5);
+  const v128_t t2 = wasm_i32x4_shuffle(v[0], v[1], 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(v[2], v[3], 2, 6, 3, 7);
+  out[0] = wasm_i64x2_shuffle(t0, t1, 0, 2);
+  out[1] = wasm_i64x2_shuffle(t0, t1, 1, 3);
+  out[2] = wasm_i64x2_shuffle(t2, t3, 0, 2);
+  out[3] = wasm_i64x2_shuffle(t2, t3, 1, 3);
+}
+
+// lo[r], hi[r]: row r's levels of weights 0-15 and 16-31.
+inline void load_row_lanes(const v128_t* lo, const v128_t* hi, RowLanes& c) {
+  interleave_rows(lo, c.group);
+  interleave_rows(hi, c.group + 4);
+}
+
+// Lane r: row r's integer dot with the 32 int8 activations at a, in four
+// chains of two dot-adds.
+inline v128_t row_lanes_dot(const RowLanes& c, const int8_t* a) {
+  v128_t q[4];
+  for (int g = 0; g < 4; ++g)
+    q[g] = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(a + 4 * g), c.group[g], wasm_i32x4_splat(0));
+  for (int g = 4; g < 8; ++g)
+    q[g - 4] = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(a + 4 * g), c.group[g], q[g - 4]);
+  return wasm_i32x4_add(wasm_i32x4_add(q[0], q[1]), wasm_i32x4_add(q[2], q[3]));
+}
+
+}  // namespace wasmlm::simd
+#endif

@@ -19,8 +19,9 @@ double median4(std::array<double, 4> t) {
 }  // namespace
 
 void RowTouchTuner::record(double seconds) {
-  (kTrialOrder[step_] ? on_ : off_)[step_ / 2] = seconds;
-  if (step_ == kTrialSteps - 1) chosen_ = median4(on_) <= median4(off_);
+  const int i = step_ - kWarmSteps;
+  (kTrialOrder[i] ? on_ : off_)[i / 2] = seconds;
+  if (i == kTrialSteps - 1) chosen_ = median4(on_) <= median4(off_);
   advance();
 }
 

@@ -21,6 +21,12 @@ function pickGreedy(session, banned) {
   return best;
 }
 
+// The warm-up before a timed run, every engine alike. Engines run wasm in a
+// baseline compiler first and optimize hot functions in the background: in
+// Chromium the first 8 decoding steps of the S model after an 8-token,
+// 4-step warm-up still took 20-100 ms against 6-8 ms steady (2026-11-29).
+export const WARM_UP = { promptTokens: 32, steps: 16 };
+
 /**
  * @param {(input: unknown, options: object) => Promise<any>} openModel wasmlm's openModel
  * @param {unknown} input path or URL of the model
@@ -33,8 +39,8 @@ export async function benchOurs(openModel, input, { threads, prompt, nGen, conte
   const loadMs = performance.now() - t0;
   try {
     // warm-up (wasm tier-up, first touches of the weights), then forget it
-    session.eval(prompt.slice(0, 8), { logits: false });
-    for (let i = 0; i < 4; i++) session.eval([pickGreedy(session, banned)], { logits: false });
+    session.eval(prompt.slice(0, WARM_UP.promptTokens), { logits: false });
+    for (let i = 0; i < WARM_UP.steps; i++) session.eval([pickGreedy(session, banned)], { logits: false });
     session.reset();
 
     const tokens = [];

@@ -7,7 +7,7 @@
 // CPU_REPACK: repacked for the backend's matrix kernels; CPU_Mapped: as in
 // the file).
 import path from 'node:path';
-import { BANNED_BELOW } from './bench-ours.js';
+import { BANNED_BELOW, WARM_UP } from './bench-ours.js';
 
 const root = process.env.WASMLM_BENCH_NATIVE_ROOT;
 const { getLlama, TokenBias } = await import(root ? path.join(root, 'node_modules/node-llama-cpp/dist/index.js') : 'node-llama-cpp');
@@ -49,7 +49,7 @@ try {
     await it.return();
     return { tokens, promptMs: t2 - t1, decodeMs: t3 - t2 };
   };
-  await generate(prompt.slice(0, 8), 4); // warm-up
+  await generate(prompt.slice(0, WARM_UP.promptTokens), WARM_UP.steps); // warm-up
   await sequence.clearHistory();
   const run = await generate(prompt, nGen);
   console.log(JSON.stringify({

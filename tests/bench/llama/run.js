@@ -27,8 +27,9 @@
 // in a context just large enough, every engine alike; its table has issue
 // 19's targets (decode >= 0.9 of native at 128 tokens and >= 0.7 deeper;
 // prompt >= 0.5 and >= 0.4; 2 threads >= 1.8x 1 thread for prompts).
-// Each run is preceded by a short warm-up (8 prompt tokens + 4 steps) on the
-// same loaded model. --rounds N runs every configuration N times, the engines
+// Each run is preceded by a warm-up (32 prompt tokens + 16 steps, WARM_UP in
+// bench-ours.js: wasm engines optimize their code while the first steps
+// run) on the same loaded model. --rounds N runs every configuration N times, the engines
 // taking turns within each round (a slow minute of a noisy machine then hits
 // each engine alike), and reports each engine's median prompt and decode.
 // wllama's figures are llama.cpp's own timings from inside its wasm
@@ -41,7 +42,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../../scripts/serve.js';
-import { BANNED_BELOW } from './bench-ours.js';
+import { BANNED_BELOW, WARM_UP } from './bench-ours.js';
 import { ensureModel, MORE_TYPES, SIZES, TYPES } from './gen-model.js';
 import { ensureDecoderModel } from './gen-decoder-model.js';
 import { nativeTree } from './native-cpu.js';
@@ -259,7 +260,7 @@ class Browser {
   async wllama(file, build, { threads, prompt, promptText, nGen, contextLength, banned: bannedIds = [] }) {
     const page = await this.page();
     try {
-      return await page.evaluate(async ({ url, build, threads, nPrompt, promptText, nGen, contextLength, bannedBelow, bannedIds }) => {
+      return await page.evaluate(async ({ url, build, threads, nPrompt, promptText, nGen, contextLength, bannedBelow, bannedIds, warmUp }) => {
         const base = '/tests/bench/llama/node_modules/@wllama';
         // wllama picks its compat (wasm32, Asyncify) build where JSPI is missing
         if (build === 'compat') Object.defineProperty(WebAssembly, 'Suspending', { value: undefined, configurable: true });
@@ -277,7 +278,7 @@ class Browser {
           const complete = (text, steps) => wllama.createCompletion({
             prompt: text, max_tokens: steps + 1, temperature: 0, ignore_eos: true, cache_prompt: false, logit_bias: banned,
           });
-          await complete(promptText.split(' ').slice(0, 6).join(' '), 4); // warm-up
+          await complete(promptText.split(' ').slice(0, warmUp.words).join(' '), warmUp.steps); // warm-up
           const t1 = performance.now();
           const result = await complete(promptText, nGen);
           const wallMs = performance.now() - t1;
@@ -295,7 +296,8 @@ class Browser {
         } finally {
           await wllama.exit().catch(() => {});
         }
-      }, { url: `/testdata/${path.basename(file)}`, build, threads, nPrompt: prompt.length, promptText, nGen, contextLength, bannedBelow: BANNED_BELOW, bannedIds });
+      }, { url: `/testdata/${path.basename(file)}`, build, threads, nPrompt: prompt.length, promptText, nGen, contextLength, bannedBelow: BANNED_BELOW, bannedIds,
+        warmUp: { words: Math.round(WARM_UP.promptTokens * 0.75), steps: WARM_UP.steps } });
     } finally {
       await page.close();
     }

@@ -21,11 +21,14 @@ function pickGreedy(session, banned) {
   return best;
 }
 
-// The warm-up before a timed run, every engine alike. Engines run wasm in a
-// baseline compiler first and optimize hot functions in the background: in
-// Chromium the first 8 decoding steps of the S model after an 8-token,
-// 4-step warm-up still took 20-100 ms against 6-8 ms steady (2026-11-29).
-export const WARM_UP = { promptTokens: 32, steps: 16 };
+// The warm-up before a timed run, every engine alike, so that the figures
+// are steady speeds. Engines run wasm in a baseline compiler first and
+// optimize hot functions in the background: in Chromium the first 8
+// decoding steps of the S model after an 8-token, 4-step warm-up took
+// 20-100 ms against 6-8 ms steady, and single steps up to the 40th 10-33 ms
+// (2026-11-29; S Q4_0 decoded at 145-152 tokens/s after 16 warm-up steps,
+// 158-164 after 96). wasmlm's row-touch trial (steps 16-23) falls in it too.
+export const WARM_UP = { promptTokens: 32, steps: 64 };
 
 /**
  * @param {(input: unknown, options: object) => Promise<any>} openModel wasmlm's openModel

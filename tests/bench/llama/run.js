@@ -27,7 +27,7 @@
 // in a context just large enough, every engine alike; its table has issue
 // 19's targets (decode >= 0.9 of native at 128 tokens and >= 0.7 deeper;
 // prompt >= 0.5 and >= 0.4; 2 threads >= 1.8x 1 thread for prompts).
-// Each run is preceded by a warm-up (32 prompt tokens + 16 steps, WARM_UP in
+// Each run is preceded by a warm-up (32 prompt tokens + 64 steps, WARM_UP in
 // bench-ours.js: wasm engines optimize their code while the first steps
 // run) on the same loaded model. --rounds N runs every configuration N times, the engines
 // taking turns within each round (a slow minute of a noisy machine then hits

@@ -172,6 +172,13 @@ struct RelaxedGroups {
     }
   }
 
+  // The scales (and mins) of block i of a tile's rows, in lanes.
+  static void load_scales(const Block* const* x, int64_t i, v128_t& d, v128_t& m) {
+    d = lanes(Levels::scale_at(x[0][i]), Levels::scale_at(x[1][i]), Levels::scale_at(x[2][i]), Levels::scale_at(x[3][i]));
+    if constexpr (kHasMin)
+      m = lanes(Levels::min_at(x[0][i]), Levels::min_at(x[1][i]), Levels::min_at(x[2][i]), Levels::min_at(x[3][i]));
+  }
+
   // One block of a tile's rows for the int16 dots (where the dot-add is not
   // one exact instruction: see relaxed_tile_dots): their levels, and their
   // scales and mins in lanes.
@@ -181,10 +188,7 @@ struct RelaxedGroups {
   };
   static void load_column(const Block* const* x, int64_t i, Column16& c) {
     for (int r = 0; r < kTileRows; ++r) Levels::levels(x[r][i], &c.lo[r], &c.hi[r]);
-    c.d = lanes(Levels::scale_at(x[0][i]), Levels::scale_at(x[1][i]), Levels::scale_at(x[2][i]),
-                Levels::scale_at(x[3][i]));
-    if constexpr (kHasMin)
-      c.m = lanes(Levels::min_at(x[0][i]), Levels::min_at(x[1][i]), Levels::min_at(x[2][i]), Levels::min_at(x[3][i]));
+    load_scales(x, i, c.d, c.m);
   }
 
   // acc + the float end of block k (of 4) of a token's group y against a
@@ -209,10 +213,7 @@ struct RelaxedGroups {
     v128_t lo[kTileRows], hi[kTileRows];
     for (int r = 0; r < kTileRows; ++r) Levels::levels(x[r][i], &lo[r], &hi[r]);
     load_row_lanes(lo, hi, c.levels);
-    c.d = lanes(Levels::scale_at(x[0][i]), Levels::scale_at(x[1][i]), Levels::scale_at(x[2][i]),
-                Levels::scale_at(x[3][i]));
-    if constexpr (kHasMin)
-      c.m = lanes(Levels::min_at(x[0][i]), Levels::min_at(x[1][i]), Levels::min_at(x[2][i]), Levels::min_at(x[3][i]));
+    load_scales(x, i, c.d, c.m);
   }
 
   // acc + the float end of block k (of 4) of a token's group y against a

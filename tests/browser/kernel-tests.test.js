@@ -38,8 +38,8 @@ describeWithChromium('the wasm kernel tests in Chromium', () => {
       expect({ code, failed: lines.filter((l) => l.includes('[  FAILED  ]')) }).toEqual({ code: 0, failed: [] });
       expect(output).toMatch(/\[  PASSED  \] \d+ tests?\./);
       // The probe found the engine's dot-add exact, so the dot-add tiles ran
-      // (pinned, beside the int16 ones); which ones this machine's timing
-      // chose for prompts goes to the log.
+      // (pinned, beside the int16 ones); which ones the engine's dot-add
+      // lowering chose for prompts goes to the log.
       expect(output).not.toMatch(/dot-add kernels not in use/);
       console.log(output.match(/dot-add lowering: .*/)?.[0] ?? 'the tiles chosen not reported');
     } finally {

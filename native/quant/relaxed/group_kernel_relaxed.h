@@ -251,8 +251,7 @@ struct RelaxedGroups {
   static void tile_of(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a, int64_t act_stride,
                       int n_tokens, float* out, int64_t out_stride) {
     const Block* x[kTileRows];
-    for (int r = 0; r < kTileRows; ++r)
-      x[r] = reinterpret_cast<const Block*>(static_cast<const uint8_t*>(w) + (r < n_rows ? r : n_rows - 1) * row_bytes);
+    for (int r = 0; r < kTileRows; ++r) x[r] = tile_row<Block>(w, row_bytes, n_rows, r);
     const auto* act = static_cast<const uint8_t*>(a);
     v128_t part[kMaxWideTokens][4];  // token t's partial sums k, the rows in the lanes
     zero_fill(&part[0][0], 4 * n_tokens);
@@ -284,14 +283,7 @@ struct RelaxedGroups {
     for (int t = 0; t < n_tokens; ++t) {
       // hsum_f32's order: (p0 + p2) + (p1 + p3)
       const v128_t sum = wasm_f32x4_add(wasm_f32x4_add(part[t][0], part[t][2]), wasm_f32x4_add(part[t][1], part[t][3]));
-      float* o = out + t * out_stride;
-      if (n_rows == kTileRows) {
-        wasm_v128_store(o, sum);
-      } else {
-        alignas(16) float lane[kTileRows];
-        wasm_v128_store(lane, sum);
-        for (int r = 0; r < n_rows; ++r) o[r] = lane[r];
-      }
+      store_row_lanes(sum, n_rows, out + t * out_stride);
     }
   }
 

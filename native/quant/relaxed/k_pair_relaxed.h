@@ -130,9 +130,7 @@ inline void k_tokens_relaxed(int64_t n, const Block* x, const void* activations,
 template <typename Levels, typename Block>
 inline void k_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* activations,
                            int64_t act_stride, int n_tokens, float* out, int64_t out_stride) {
-  const auto row = [&](int r) {
-    return reinterpret_cast<const Block*>(static_cast<const uint8_t*>(w) + (r < n_rows ? r : n_rows - 1) * row_bytes);
-  };
+  const auto row = [&](int r) { return tile_row<Block>(w, row_bytes, n_rows, r); };
   if (n_tokens == 1 || relaxed_tile_dots() != TileDots::kDotAdd) {
     for (int r = 0; r < n_rows; ++r)
       k_tokens_relaxed<Levels>(n, row(r), activations, act_stride, n_tokens, out + r, out_stride);
@@ -218,11 +216,7 @@ inline void k_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_ro
       sum[t] = wasm_f32x4_add(sum[t], wasm_f32x4_mul(wasm_v128_load32_splat(&y.d), block));
     });
   }
-  for (int t = 0; t < n_tokens; ++t) {
-    alignas(16) float lane[kTileRows];
-    wasm_v128_store(lane, sum[t]);
-    for (int r = 0; r < n_rows; ++r) out[t * out_stride + r] = lane[r];
-  }
+  for (int t = 0; t < n_tokens; ++t) store_row_lanes(sum[t], n_rows, out + t * out_stride);
 }
 
 }  // namespace wasmlm::simd

@@ -46,13 +46,13 @@ DotAddLowering relaxed_dot_add_lowering();
 // The integer dots of the 4-row prompt tiles (group_kernel_relaxed.h), the
 // same bits either way: int16 dots, or 8-bit dot-adds where those are exact
 // and one instruction (Chromium on Zen 5 with AVX-VNNI: Q4_0 tiles 14%
-// faster; where the dot-add was three instructions, 25% slower). A lowering
+// faster; where the dot-add was three instructions, 30% slower). A lowering
 // rather than a timing decides: at the first prompts engines still run
 // baseline code (V8's Liftoff), whose speeds ranked the two the other way.
 enum class TileDots { kInt16, kDotAdd };
 TileDots relaxed_tile_dots();
 // Tests and benchmarks: one kind from now on (kDotAdd only where
-// relaxed_dot_add_exact()), or back to the timed choice.
+// relaxed_dot_add_exact()), or back to the choice by the lowering.
 void pin_relaxed_tile_dots(TileDots dots);
 void unpin_relaxed_tile_dots();
 
@@ -75,7 +75,9 @@ inline v128_t relaxed_swizzle(v128_t table, v128_t idx) {
 // one sdot on ARM with the dot product extension; pmaddubsw, pmaddwd and an
 // add on other x86). Its placeholder is two i16x8.avgr_u, (a (b acc)), in
 // asm so that clang keeps them and their operands in order; the build
-// rewrites the pair (wasm/relaxed-simd.mjs).
+// rewrites the pair (wasm/relaxed-simd.mjs), and fails where binaryen split
+// one (it did once, most likely sharing the inner (b acc) of two dot-adds
+// with the same levels and a zero accumulator: two tokens per pass).
 inline v128_t relaxed_dot_add_i8x16_i7x16(v128_t a, v128_t b, v128_t acc) {
   v128_t r;
   __asm__("local.get %1\n\tlocal.get %2\n\tlocal.get %3\n\ti16x8.avgr_u\n\ti16x8.avgr_u\n\tlocal.set %0"

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "quant/quant_traits.h"
 #include "quant/relaxed/relaxed_simd.h"
 
 namespace wasmlm::simd {
@@ -46,6 +47,24 @@ inline v128_t row_lanes_dot(const RowLanes& c, const int8_t* a) {
   for (int g = 4; g < 8; ++g)
     q[g - 4] = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(a + 4 * g), c.group[g], q[g - 4]);
   return wasm_i32x4_add(wasm_i32x4_add(q[0], q[1]), wasm_i32x4_add(q[2], q[3]));
+}
+
+// Row r of a tile of n_rows rows at w, row_bytes apart; rows past n_rows
+// repeat the last (their lanes are computed and never stored).
+template <typename Block>
+inline const Block* tile_row(const void* w, int64_t row_bytes, int n_rows, int r) {
+  return reinterpret_cast<const Block*>(static_cast<const uint8_t*>(w) + (r < n_rows ? r : n_rows - 1) * row_bytes);
+}
+
+// out[r] = lane r of sum, for the tile's n_rows rows.
+inline void store_row_lanes(v128_t sum, int n_rows, float* out) {
+  if (n_rows == kTileRows) {
+    wasm_v128_store(out, sum);
+  } else {
+    alignas(16) float lane[kTileRows];
+    wasm_v128_store(lane, sum);
+    for (int r = 0; r < n_rows; ++r) out[r] = lane[r];
+  }
 }
 
 }  // namespace wasmlm::simd

@@ -113,7 +113,8 @@ struct Row {
 // `--matmul TYPE ROWS COLS TOKENS [THREADS [int16|dot-add]]`: only a
 // prompt-sized matmul on weights in cache, repeated for about 2 s, in GMAC/s
 // (1 thread unless given): the figure to profile a multi-token kernel with.
-// The last argument pins the relaxed tiles' integer dots (else timed).
+// The last argument pins the relaxed tiles' integer dots (else chosen by
+// the engine's dot-add lowering, relaxed_tile_dots).
 int matmul_only(char** argv) {
   const std::string name = argv[0];
   const int64_t rows = std::atoll(argv[1]), cols = std::atoll(argv[2]), n_tokens = std::atoll(argv[3]);

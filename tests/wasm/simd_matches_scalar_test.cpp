@@ -199,7 +199,7 @@ void expect_tiles_give_each_row_its_bits() {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, relaxed_simd_active() ? 6 /*Q4_0, Q5_0, Q4_1, MXFP4, Q4_K, Q5_K*/ : 0);
+  EXPECT_EQ(checked, relaxed_simd_active() ? 6 /*Q4_0, Q5_0, Q4_1, MXFP4, Q4_K, Q5_K*/ + relaxed_dot_add_unsigned() /*Q8_0*/ : 0);
 }
 
 TEST(SimdKernels, EveryTileGivesEachRowTheBitsOfThatRowAlone) {
@@ -264,7 +264,7 @@ TEST(SimdKernels, LargestLevelsAgainstFullScaleActivations) {
                           Header{GgmlType::MXFP4, 0}}) {
     const QuantTraits& t = quant_traits(h.type);
     const uint64_t block_bytes = ggml_type_info(h.type).type_size;
-    for (uint8_t fill : {0x00, 0xFF, 0x77, 0x88, 0x7F, 0x81}) {
+    for (uint8_t fill : {0x00, 0xFF, 0x77, 0x88, 0x7F, 0x81, 0x80}) {
       std::vector<uint8_t> w(*ggml_nbytes(h.type, n), fill);
       for (int64_t b = 0; b < n / 32; ++b) {
         uint8_t* block = w.data() + b * block_bytes;
@@ -295,6 +295,46 @@ TEST(SimdKernels, LargestLevelsAgainstFullScaleActivations) {
           }
           for (int tok = 0; tok < n_tokens; ++tok) EXPECT_NEAR(out[tok], ref, 1e-5 * mag + 1e-6) << n_tokens << " tokens";
         }
+      }
+    }
+  }
+}
+
+// Q8_0 on the dot-adds (where the engine reads their 7-bit operand as
+// unsigned bytes) gives the bits of its SIMD-128 kernel, which the model
+// reference tests run under Node: every byte, -128 included, 1 to 16 tokens.
+TEST(SimdKernels, Q8_0OnTheDotAddsGivesTheBitsOfItsSimd128Kernel) {
+  const QuantTraits& t = quant_traits(GgmlType::Q8_0);
+  if (!relaxed_dot_add_unsigned()) {
+    EXPECT_EQ(t.vec_dot_wide, vec_dot_q8_0_q8_0w);
+    GTEST_SKIP() << "the dot-add does not read unsigned bytes here: Q8_0 keeps SIMD-128";
+  }
+  ASSERT_EQ(t.wide_form, WideForm::Q8_0Groups);
+  std::mt19937 rng(11);
+  for (int64_t n : {32, 160, 4096}) {
+    std::vector<uint8_t> w(*ggml_nbytes(GgmlType::Q8_0, n));
+    for (auto& b : w) b = static_cast<uint8_t>(rng());
+    for (int64_t b = 0; b < n / 32; ++b) {
+      const uint16_t scale = fp32_to_fp16(std::uniform_real_distribution<float>(-0.05f, 0.05f)(rng));
+      std::memcpy(&w[34 * b], &scale, 2);
+    }
+    for (int j = 2; j < 34; ++j) w[j] = static_cast<uint8_t>(0x80 + j % 2);  // -128 and -127
+    const uint64_t q_bytes = *ggml_nbytes(GgmlType::Q8_0, n), wide_bytes = wide_activation_bytes(t.wide_form, n),
+                   simd_bytes = wide_activation_bytes(WideForm::Q8_0WideGroups, n);
+    std::vector<uint8_t> qa(q_bytes), wide(wide_bytes * kMaxWideTokens + 16), simd(simd_bytes * kMaxWideTokens + 16);
+    for (int tok = 0; tok < kMaxWideTokens; ++tok) {
+      std::vector<float> a = random_floats(n, rng);
+      if (tok == 0) a[0] = -1e3f, a[1] = 1e3f;  // activations -127 and 127 against -128 and -127
+      quant_traits(GgmlType::Q8_0).from_float(a.data(), qa.data(), n);
+      widen_activations(t.wide_form, qa.data(), wide.data() + tok * wide_bytes, n);
+      widen_activations(WideForm::Q8_0WideGroups, qa.data(), simd.data() + tok * simd_bytes, n);
+    }
+    for (int n_tokens : {1, 3, 16}) {
+      float got[kMaxWideTokens], want[kMaxWideTokens];
+      t.vec_dot_wide(n, w.data(), wide.data(), static_cast<int64_t>(wide_bytes), n_tokens, got, 1);
+      for (int tok = 0; tok < n_tokens; ++tok) {  // the SIMD-128 kernel takes up to 4 tokens: one at a time
+        vec_dot_q8_0_q8_0w(n, w.data(), simd.data() + tok * simd_bytes, 0, 1, &want[tok], 0);
+        EXPECT_EQ(got[tok], want[tok]) << "n=" << n << " tokens=" << n_tokens << " token " << tok;
       }
     }
   }

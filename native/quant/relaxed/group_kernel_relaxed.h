@@ -30,6 +30,11 @@
 // weights 0-15 and 16-31 as bytes in 0..63 (so that a lane's 4 products stay
 // within int16); scale_at(block), the table entry of its scale, and, for the
 // min types, min_at(block).
+//
+// Levels past 63 (Q8_0: its bytes plus 128, 1..255) go through the dot-adds
+// only, one token included (two per block into int32 lanes), and only where
+// the engine reads their 7-bit operand as unsigned bytes and sums the
+// products exactly (relaxed_dot_add_unsigned: vpdpbusd).
 #pragma once
 #ifdef __wasm_simd128__
 
@@ -51,7 +56,9 @@ template <typename Levels>
 struct RelaxedGroups {
   using Block = typename Levels::Block;
   static constexpr bool kHasMin = Levels::kOffset == 0;
-  static_assert(Levels::kOffset >= 0 && Levels::kOffset <= 63 && Levels::kMaxLevel <= 63);
+  static constexpr bool kDotAddOnly = Levels::kMaxLevel > 63;
+  static_assert(Levels::kOffset >= 0 && Levels::kOffset <= Levels::kMaxLevel && Levels::kMaxLevel <= 255);
+  static_assert(kDotAddOnly || Levels::kOffset <= 63);
   // Where 16 products of a level and an activation (|a| <= 127, as Q8_0
   // quantization gives) fit int16, the 4 dots are summed in int16
   // lanes before they widen (13 vector ops against 17 and 4 constant loads).
@@ -68,11 +75,23 @@ struct RelaxedGroups {
   }
   using Act = std::conditional_t<kHasMin, group_q8_1r, group_q8_0r>;
 
-  // The integer dots of 4 blocks (or 4 rows' dots of a block), each as the
-  // int16x8 that relaxed_dot32 gives (4 products per lane), reduced to the
-  // k-th one's sum in lane k.
+  // A block's integer dot with the 32 activations at a, in lanes of 4
+  // products each: int16 (relaxed_dot32), or int32 (dot-adds).
+  static v128_t block_dot(const int8_t* a, v128_t lo, v128_t hi) {
+    if constexpr (kDotAddOnly) {
+      return relaxed_dot_add_i8x16_i7x16(wasm_v128_load(a + 16), hi,
+                                         relaxed_dot_add_i8x16_i7x16(wasm_v128_load(a), lo, wasm_i32x4_splat(0)));
+    } else {
+      return relaxed_dot32(a, lo, hi);
+    }
+  }
+
+  // The integer dots of 4 blocks (or 4 rows' dots of a block), each as
+  // block_dot gives it, reduced to the k-th one's sum in lane k.
   static v128_t sum_blocks(v128_t a, v128_t b, v128_t c, v128_t d) {
-    if constexpr (kInt16Sums) {
+    if constexpr (kDotAddOnly) {
+      return hsum4_i32(a, b, c, d);
+    } else if constexpr (kInt16Sums) {
       // Lanes a b a b ... (8 products each), then a b c d a b c d (16).
       const v128_t ab = wasm_i16x8_add(wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11),
                                        wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15));
@@ -151,7 +170,7 @@ struct RelaxedGroups {
 
   static v128_t add_group(v128_t acc, const Group& g, const Act& y) {
     v128_t dots[4];
-    for (int b = 0; b < 4; ++b) dots[b] = relaxed_dot32(y.qs + QK8_0 * b, g.lo[b], g.hi[b]);
+    for (int b = 0; b < 4; ++b) dots[b] = block_dot(y.qs + QK8_0 * b, g.lo[b], g.hi[b]);
     return add_dots(acc, sum_blocks(dots[0], dots[1], dots[2], dots[3]), g.d, g.m, y);
   }
 
@@ -162,7 +181,7 @@ struct RelaxedGroups {
     for (int b = 0; b < 4; ++b) {
       v128_t lo, hi;
       Levels::levels(x[b], &lo, &hi);
-      dots[b] = relaxed_dot32(y.qs + QK8_0 * b, lo, hi);
+      dots[b] = block_dot(y.qs + QK8_0 * b, lo, hi);
     }
     const v128_t q = sum_blocks(dots[0], dots[1], dots[2], dots[3]);
     if constexpr (kHasMin) {
@@ -241,7 +260,9 @@ struct RelaxedGroups {
   }
   static void tile_with(TileDots dots, int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
                         int64_t act_stride, int n_tokens, float* out, int64_t out_stride) {
-    if (dots == TileDots::kDotAdd) {
+    if constexpr (kDotAddOnly) {
+      tile_of<Column>(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);
+    } else if (dots == TileDots::kDotAdd) {
       tile_of<Column>(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);
     } else {
       tile_of<Column16>(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);

@@ -1,7 +1,7 @@
 // The 32-weight types with unsigned levels on the relaxed group kernel
 // (group_kernel_relaxed.h): how each one's levels, scale and min unpack.
 // MXFP4's levels are signed (-12..12): looked up plus 12 (a relaxed swizzle),
-// they are unsigned.
+// they are unsigned; Q8_0's bytes plus 128 are, on the dot-adds alone.
 // (Not Q5_1: its one-token kernel came out slower than SIMD-128's.)
 #include "quant/relaxed/relaxed_kernels.h"
 #ifdef __wasm_simd128__
@@ -82,6 +82,22 @@ struct MxFp4Levels {
   static const float* scale_at(const Block& b) { return kE8m0HalfTable + b.e; }
 };
 
+// Q8_0's signed bytes q as q + 128 (q ^ 0x80), the unsigned bytes the
+// dot-adds read where relaxed_dot_add_unsigned(); the offset comes off with
+// 128 times the activations' sums. The integer dots are the reference's,
+// and the float end is the SIMD-128 kernel's (vec_dot_q8_0_q8_0w).
+struct Q8_0Levels {
+  using Block = block_q8_0;
+  static constexpr int kOffset = 128;
+  static constexpr int kMaxLevel = 255;
+  static void levels(const Block& b, v128_t* lo, v128_t* hi) {
+    const v128_t flip = wasm_i8x16_splat(-128);
+    *lo = wasm_v128_xor(wasm_v128_load(b.qs), flip);
+    *hi = wasm_v128_xor(wasm_v128_load(b.qs + 16), flip);
+  }
+  static const float* scale_at(const Block& b) { return kFp16Table + b.d; }
+};
+
 }  // namespace
 
 #define WASMLM_DEFINE_RELAXED_GROUP_DOT(name, Levels)                                                              \
@@ -97,6 +113,7 @@ WASMLM_DEFINE_RELAXED_GROUP_DOT(q4_0_q8_0g, Q4_0Levels)
 WASMLM_DEFINE_RELAXED_GROUP_DOT(q5_0_q8_0g, Q5_0Levels)
 WASMLM_DEFINE_RELAXED_GROUP_DOT(q4_1_q8_1g, Q4_1Levels)
 WASMLM_DEFINE_RELAXED_GROUP_DOT(mxfp4_q8_0g, MxFp4Levels)
+WASMLM_DEFINE_RELAXED_GROUP_DOT(q8_0_q8_0g, Q8_0Levels)
 #undef WASMLM_DEFINE_RELAXED_GROUP_DOT
 
 }  // namespace wasmlm

@@ -83,6 +83,10 @@ DotAddLowering relaxed_dot_add_lowering() {
   return lowering;
 }
 
+bool relaxed_dot_add_unsigned() {
+  return relaxed_dot_add_exact() && relaxed_dot_add_lowering() == DotAddLowering::kUnsignedExact;
+}
+
 namespace {
 
 std::atomic<int> pinned_tile_dots{-1};  // a TileDots, or -1: by the lowering

@@ -42,6 +42,10 @@ bool relaxed_dot_add_exact();
 // kOther: none of these.
 enum class DotAddLowering { kUnsignedExact, kPairsSaturated, kSigned, kOther };
 DotAddLowering relaxed_dot_add_lowering();
+// Whether the dot-add is exact and reads its 7-bit operand as unsigned bytes
+// (kUnsignedExact): then that operand may be any byte, 0..255 (Q8_0's
+// kernels on it).
+bool relaxed_dot_add_unsigned();
 
 // The integer dots of the 4-row prompt tiles (group_kernel_relaxed.h), the
 // same bits either way: int16 dots, or 8-bit dot-adds where those are exact

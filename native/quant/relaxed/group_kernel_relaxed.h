@@ -260,13 +260,10 @@ struct RelaxedGroups {
   }
   static void tile_with(TileDots dots, int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
                         int64_t act_stride, int n_tokens, float* out, int64_t out_stride) {
-    if constexpr (kDotAddOnly) {
-      tile_of<Column>(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);
-    } else if (dots == TileDots::kDotAdd) {
-      tile_of<Column>(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);
-    } else {
-      tile_of<Column16>(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);
+    if constexpr (!kDotAddOnly) {
+      if (dots == TileDots::kInt16) return tile_of<Column16>(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);
     }
+    tile_of<Column>(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);
   }
   template <typename ColumnT>
   static void tile_of(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a, int64_t act_stride,

@@ -539,7 +539,15 @@ class PthInspectBinding {
 // WeightStore (one allocation per tensor), then evaluates tokens.
 class ModelBinding : public ParserFeed {
  public:
-  explicit ModelBinding(double file_size) : ParserFeed(file_size) { parser_.set_sink(&store_); }
+  explicit ModelBinding(double file_size) : ParserFeed(file_size) {
+    parser_.set_sink(&store_);
+    // The decoders' matrices into row quads where this engine has kernels
+    // for their type (the relaxed dot-add as one instruction).
+    store_.repack_on_load([this](const TensorInfo& info) {
+      const ModelFile& first = parser_.file();
+      return repack_on_load_picks(first.metadata.get_string("general.architecture").value_or(""), first.format, info);
+    });
+  }
 
   double weight_bytes() const { return static_cast<double>(store_.bytes_allocated()); }
   // The model's KV cache in bytes, once built.
@@ -570,6 +578,8 @@ class ModelBinding : public ParserFeed {
     }
     return out;
   }
+  // How many matrices were repacked into row quads on load.
+  double tensors_in_quads() const { return static_cast<double>(store_.tensors_in_quads()); }
   std::string architecture() const { return context_ ? context_->architecture() : std::string(); }
   uint32_t n_ctx() const { return context_ ? context_->n_ctx() : 0; }
 
@@ -982,6 +992,7 @@ EMSCRIPTEN_BINDINGS(wasmlm) {
       .function("weightBytes", &ModelBinding::weight_bytes)
       .function("kvCacheBytes", &ModelBinding::kv_cache_bytes)
       .function("quantizeOnLoad", &ModelBinding::quantize_on_load)
+      .function("tensorsInQuads", &ModelBinding::tensors_in_quads)
       .function("beginShard", &ModelBinding::begin_shard)
       .function("beginCheckpointShard", &ModelBinding::begin_checkpoint_shard)
       .function("checkpointRange", &ModelBinding::checkpoint_range)

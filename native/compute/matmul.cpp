@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <optional>
+#include <vector>
 
 #include "core/error.h"
 #include "quant/quant_traits.h"
 #include "quant/quant_types.h"
+#include "quant/row_quads.h"
 #include "quant/wide_activations.h"
 
 namespace wasmlm {
@@ -15,6 +17,7 @@ namespace {
 // Rows per task: enough work per task to hide scheduling, enough tasks to
 // balance threads.
 constexpr int64_t kRowsPerTask = 64;
+static_assert(kRowsPerTask % kTileRows == 0, "tasks start at a row quad");
 // Rows whose cache lines are touched (one load per 64 bytes) a group ahead
 // of the kernels, where the tuner says so. Decoding reads every weight once:
 // where memory latency is long and the hardware prefetcher weak (measured on
@@ -36,6 +39,8 @@ const QuantTraits& checked_traits(const WeightMatrix& w) {
          std::string("no matrix kernel for tensor type ") + ggml_type_info(w.type).name);
   if (w.cols % ggml_type_info(t.vec_dot_type).block_size != 0 || w.cols % ggml_type_info(w.type).block_size != 0)
     fail(ErrorCode::Unsupported, kNoOffset, "matrix rows are not a whole number of quantization blocks");
+  if (w.quads && (!t.vec_dot_quads || w.rows % kTileRows != 0))
+    fail(ErrorCode::Internal, kNoOffset, "a matrix in row quads without a quad kernel or with a partial quad");
   return t;
 }
 
@@ -61,13 +66,15 @@ void touch_rows(const WeightMatrix& w, int64_t from) {
 // Rows [r0, r1) of w for all n_tokens, touching rows ahead if `touch`. The
 // SIMD path (t.vec_dot_wide and `wide` non-null): each weight row is unpacked
 // once per group of up to t.wide_tokens tokens against activations widened
-// to int16, kTileRows rows at a time where the type has a tile kernel; else
-// one vec_dot per row and token.
+// to int16, kTileRows rows at a time where the type has a tile kernel (or
+// its rows are in quads: every token count); else one vec_dot per row and
+// token (quads read unpacked, a quad at a time).
 void run_rows(const QuantTraits& t, VecDotFn dot, const WeightMatrix& w, int64_t r0, int64_t r1, const uint8_t* act,
               uint64_t act_bytes, const uint8_t* wide, uint64_t wide_bytes, int64_t n_tokens, float* y, bool touch) {
   const auto* weights = static_cast<const uint8_t*>(w.data);
-  if (wide) {
-    const int64_t step = t.vec_dot_tile ? kTileRows : 1;
+  if (wide && (n_tokens > 1 || t.wide_one_token || w.quads)) {
+    const VecDotTileFn tile = w.quads ? t.vec_dot_quads : t.vec_dot_tile;
+    const int64_t step = tile ? kTileRows : 1;
     for (int64_t t0 = 0; t0 < n_tokens; t0 += kWideTokenTile) {
       const int64_t t1 = std::min(n_tokens, t0 + kWideTokenTile);
       for (int64_t r = r0; r < r1; r += step) {
@@ -75,9 +82,9 @@ void run_rows(const QuantTraits& t, VecDotFn dot, const WeightMatrix& w, int64_t
         const uint8_t* row = weights + r * w.row_bytes;
         for (int64_t tok = t0; tok < t1; tok += t.wide_tokens) {
           const int n = static_cast<int>(std::min<int64_t>(t.wide_tokens, t1 - tok));
-          if (t.vec_dot_tile)
-            t.vec_dot_tile(w.cols, row, static_cast<int64_t>(w.row_bytes), static_cast<int>(std::min(step, r1 - r)),
-                           wide + tok * wide_bytes, static_cast<int64_t>(wide_bytes), n, y + tok * w.rows + r, w.rows);
+          if (tile)
+            tile(w.cols, row, static_cast<int64_t>(w.row_bytes), static_cast<int>(std::min(step, r1 - r)),
+                 wide + tok * wide_bytes, static_cast<int64_t>(wide_bytes), n, y + tok * w.rows + r, w.rows);
           else
             t.vec_dot_wide(w.cols, row, wide + tok * wide_bytes, static_cast<int64_t>(wide_bytes), n,
                            y + tok * w.rows + r, w.rows);
@@ -86,11 +93,18 @@ void run_rows(const QuantTraits& t, VecDotFn dot, const WeightMatrix& w, int64_t
     }
     return;
   }
+  std::vector<uint8_t> unpacked(w.quads ? kTileRows * w.row_bytes : 0);
+  const int64_t n_blocks = w.cols / ggml_type_info(w.type).block_size;
   for (int64_t t0 = 0; t0 < n_tokens; t0 += kTokenTile) {
     const int64_t t1 = std::min(n_tokens, t0 + kTokenTile);
     for (int64_t r = r0; r < r1; ++r) {
       if (touch && t0 == 0 && (r - r0) % kTouchRows == 0) touch_rows(w, r + kTouchRows);
       const uint8_t* row = weights + r * w.row_bytes;
+      if (w.quads) {
+        if (r % kTileRows == 0)
+          unpack_row_quad(t.quad_layout, ggml_type_info(w.type).type_size, n_blocks, row, unpacked.data(), w.row_bytes);
+        row = unpacked.data() + r % kTileRows * w.row_bytes;
+      }
       for (int64_t tok = t0; tok < t1; ++tok) y[tok * w.rows + r] = dot(w.cols, row, act + tok * act_bytes);
     }
   }
@@ -107,7 +121,8 @@ ActivationBatch::ActivationBatch(const WeightMatrix& w, int64_t n_tokens, Matmul
   row_bytes_ = *ggml_nbytes(t.vec_dot_type, cols_);
   scratch.activations.resize(row_bytes_ * n_tokens + 16);
   quantized_ = scratch.activations.data();
-  const bool wide = kernels == KernelChoice::Best && t.vec_dot_wide && (n_tokens > 1 || t.wide_one_token);
+  const bool wide =
+      kernels == KernelChoice::Best && t.vec_dot_wide && (n_tokens > 1 || t.wide_one_token || t.vec_dot_quads);
   copy_wide_ = wide && !read_as_quantized(t.wide_form);
   if (wide) {
     wide_bytes_ = copy_wide_ ? wide_activation_bytes(t.wide_form, cols_) : row_bytes_;

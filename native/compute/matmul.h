@@ -11,13 +11,16 @@
 
 namespace wasmlm {
 
-// A 2-D weight: `rows` rows of `cols` elements, row r at data + r * row_bytes.
+// A 2-D weight: `rows` rows of `cols` elements, row r at data + r * row_bytes,
+// or (`quads`) every 4 rows in those bytes as one quad of the type's
+// QuantTraits::quad_layout (row_quads.h; rows a multiple of 4).
 struct WeightMatrix {
   GgmlType type;
   int64_t cols;
   int64_t rows;
   const void* data;
   uint64_t row_bytes;
+  bool quads = false;
 };
 
 enum class KernelChoice { Best, Reference };  // Reference: the scalar kernels

@@ -59,6 +59,7 @@ DecoderModel::DecoderModel(const ModelFile& file, const WeightStore* store) : hp
   check_block_count(file, "blk.", hp_.n_layer, std::string(a.name) + ".block_count");
   const uint64_t d = hp_.n_embd, q_dim = hp_.q_dim(), kv_dim = hp_.kv_dim(), ff = hp_.n_ff;
   token_embd_ = t.mat("token_embd.weight", hp_.n_vocab, d);
+  if (token_embd_.quads) fail(ErrorCode::Internal, kNoOffset, "token_embd.weight is looked up by rows: not in quads");
   for (uint32_t l = 0; l < hp_.n_layer; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     DecoderLayer L;

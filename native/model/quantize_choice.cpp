@@ -1,5 +1,9 @@
 #include "model/quantize_choice.h"
 
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
 #include "model/rwkv_model.h"
 
 namespace wasmlm {
@@ -34,6 +38,19 @@ std::optional<GgmlType> quantize_choice(GgmlType requested, const TensorInfo& t)
 bool quantize_on_load_picks(const std::string& architecture, FileFormat format, const TensorInfo& t) {
   if (format == FileFormat::RwkvBin || RwkvModel::is_gguf_architecture(architecture)) return rwkv_quantizes(t);
   return t.n_dims == 2 && t.ne[1] > 1;
+}
+
+bool repack_on_load_picks(const std::string& architecture, FileFormat format, const TensorInfo& t) {
+  if (format == FileFormat::RwkvBin || RwkvModel::is_gguf_architecture(architecture) || t.n_dims != 2) return false;
+  if (t.name == "output.weight") return true;
+  if (t.name.compare(0, 4, "blk.") != 0) return false;
+  const size_t dot = t.name.find('.', 4);
+  if (dot == std::string::npos) return false;
+  const std::string_view kind = std::string_view(t.name).substr(dot + 1);
+  for (const std::string_view m : {"attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_qkv.weight",
+                                   "attn_output.weight", "ffn_gate.weight", "ffn_up.weight", "ffn_down.weight"})
+    if (kind == m) return true;
+  return false;
 }
 
 }  // namespace wasmlm

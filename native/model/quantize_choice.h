@@ -19,4 +19,10 @@ std::optional<GgmlType> quantize_choice(GgmlType requested, const TensorInfo& t)
 // (token_embd and output too, as llama-quantize --pure).
 bool quantize_on_load_picks(const std::string& architecture, FileFormat format, const TensorInfo& t);
 
+// The matrices that may be repacked into row quads on load
+// (WeightStore::repack_on_load): a transformer decoder's, which only the
+// matrix kernels read (not token_embd, whose rows are looked up); none of
+// RWKV's.
+bool repack_on_load_picks(const std::string& architecture, FileFormat format, const TensorInfo& t);
+
 }  // namespace wasmlm

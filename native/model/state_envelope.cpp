@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
+#include "quant/quant_traits.h"
+#include "quant/row_quads.h"
 
 namespace wasmlm {
 
@@ -54,8 +57,21 @@ uint64_t model_fingerprint(const ModelFile& file, const WeightStore& store, uint
     h.add(t.name.data(), t.name.size());
     h.add_value(static_cast<uint32_t>(t.type));
     for (uint64_t ne : t.ne) h.add_value(ne);
-    if (const WeightStore::Tensor* stored = store.find(t.name))
-      h.add(stored->data.get(), std::min<uint64_t>(kSampleBytes, stored->info.nbytes));
+    if (const WeightStore::Tensor* stored = store.find(t.name)) {
+      const uint64_t n = std::min<uint64_t>(kSampleBytes, stored->info.nbytes);
+      if (!stored->quads) {
+        h.add(stored->data.get(), n);
+        continue;
+      }
+      // The bytes as the file has them, whatever layout this engine chose.
+      const TensorInfo& i = stored->info;
+      const GgmlTypeInfo& type = ggml_type_info(i.type);
+      const uint64_t row_bytes = i.nbytes / i.ne[1];
+      std::vector<uint8_t> rows(kTileRows * row_bytes);
+      unpack_row_quad(quant_traits(i.type).quad_layout, type.type_size, static_cast<int64_t>(i.ne[0] / type.block_size),
+                      stored->data.get(), rows.data(), row_bytes);
+      h.add(rows.data(), n);
+    }
   }
   return h.value();
 }

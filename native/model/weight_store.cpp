@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "model/quantize_choice.h"
 #include "quant/quant_traits.h"
+#include "quant/row_quads.h"
 
 namespace wasmlm {
 
@@ -47,7 +48,24 @@ void WeightStore::tensor_bytes(size_t index, const TensorInfo& info, uint64_t of
     fail(ErrorCode::Internal, t.info.offset + offset_in_tensor, "tensor bytes beyond the tensor's size");
   std::memcpy(t.data.get() + offset_in_tensor, data, n);
   t.received += n;
-  if (t.complete() && quantize_select_ && quantize_select_(t.info)) quantize(t);
+  if (!t.complete()) return;
+  if (quantize_select_ && quantize_select_(t.info)) quantize(t);
+  if (repack_select_ && repack_select_(t.info)) repack(t);
+}
+
+void WeightStore::repack_on_load(std::function<bool(const TensorInfo&)> select) { repack_select_ = std::move(select); }
+
+void WeightStore::repack(Tensor& t) {
+  const TensorInfo& i = t.info;
+  const QuantTraits& q = quant_traits(i.type);
+  if (!q.vec_dot_quads || i.n_dims != 2 || i.ne[1] % kTileRows != 0 || !i.rows_block_aligned()) return;
+  const GgmlTypeInfo& type = ggml_type_info(i.type);
+  const uint64_t row_bytes = i.nbytes / i.ne[1];
+  for (uint64_t r = 0; r < i.ne[1]; r += kTileRows)
+    pack_row_quad(q.quad_layout, type.type_size, static_cast<int64_t>(i.ne[0] / type.block_size),
+                  t.data.get() + r * row_bytes, row_bytes);
+  t.quads = true;
+  ++tensors_in_quads_;
 }
 
 void WeightStore::quantize_on_load(GgmlType type, std::function<bool(const TensorInfo&)> select) {

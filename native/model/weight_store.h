@@ -29,6 +29,7 @@ class WeightStore final : public TensorSink {
     TensorInfo info;
     AlignedBytes data;  // 64-byte aligned, info.nbytes bytes (+ zero padding)
     uint64_t received = 0;
+    bool quads = false;  // rows repacked in quads (repack_on_load)
     bool complete() const { return received == info.nbytes; }
   };
 
@@ -44,6 +45,13 @@ class WeightStore final : public TensorSink {
   // The tensors quantized on load so far, in the order they arrived.
   const std::vector<Quantized>& quantized() const { return quantized_; }
 
+  // Matrices that `select` picks are repacked into row quads (row_quads.h)
+  // as soon as their bytes have arrived (and been quantized), where their
+  // type has a quad kernel in this engine and their rows come in fours:
+  // only those only the matrix kernels read. Set before loading.
+  void repack_on_load(std::function<bool(const TensorInfo&)> select);
+  uint64_t tensors_in_quads() const { return tensors_in_quads_; }
+
   // nullptr if the file has no such tensor or its bytes have not all arrived.
   const Tensor* find(const std::string& name) const;
   uint64_t bytes_allocated() const { return bytes_allocated_; }
@@ -57,8 +65,11 @@ class WeightStore final : public TensorSink {
   GgmlType quantize_to_ = GgmlType::F32;
   std::function<bool(const TensorInfo&)> quantize_select_;
   std::vector<Quantized> quantized_;
+  std::function<bool(const TensorInfo&)> repack_select_;
+  uint64_t tensors_in_quads_ = 0;
 
   void quantize(Tensor& t);
+  void repack(Tensor& t);
 };
 
 // Streams a model file held in memory (or read in pieces by `read_at`)

@@ -44,7 +44,7 @@ std::vector<WeightMatrix> matrices(const WeightStore& store, const std::string& 
   std::vector<WeightMatrix> out;
   for (uint64_t k = 0; k < n; ++k)
     out.push_back(WeightMatrix{i.type, static_cast<int64_t>(cols), static_cast<int64_t>(rows),
-                               t.data.get() + k * rows * row_bytes, row_bytes});
+                               t.data.get() + k * rows * row_bytes, row_bytes, t.quads});
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/ggml_type.h"
+#include "quant/row_quads.h"
 #include "quant/wide_activations.h"
 
 namespace wasmlm {
@@ -48,6 +49,12 @@ struct QuantTraits {
   // vec_dot_wide over kTileRows rows at once where a kernel has that form
   // (the rows share each token's activations); nullptr: row by row.
   VecDotTileFn vec_dot_tile = nullptr;
+  // Weights repacked at load into row quads (row_quads.h) where a kernel
+  // reads them: vec_dot_quads is vec_dot_tile over one quad, for 1 to
+  // wide_tokens tokens (one included), each row the bits vec_dot gives it.
+  // nullptr: the type stays in rows.
+  QuadLayout quad_layout;
+  VecDotTileFn vec_dot_quads = nullptr;
   // SIMD builds: a faster from_float giving the same bytes; nullptr: none.
   FromFloatFn from_float_fast = nullptr;
 };

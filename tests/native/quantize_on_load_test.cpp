@@ -97,3 +97,30 @@ TEST(QuantizeOnLoad, RwkvFilesKeepRwkvCppsChoice) {
   norm.ne = {64, 1, 1, 1};
   EXPECT_FALSE(quantize_on_load_picks("llama", FileFormat::Gguf, norm));
 }
+
+// The matrices repacked into row quads where the engine has quad kernels:
+// a decoder's products' weights only; never token_embd (its rows are looked
+// up), a vector, or anything of RWKV's.
+TEST(RepackOnLoad, PicksTheDecodersProductWeightsOnly) {
+  TensorInfo t;
+  t.n_dims = 2;
+  t.ne = {256, 512, 1, 1};
+  const auto picks = [&](const std::string& name, const std::string& arch = "llama",
+                         FileFormat format = FileFormat::Gguf) {
+    t.name = name;
+    return repack_on_load_picks(arch, format, t);
+  };
+  for (const char* m : {"attn_q", "attn_k", "attn_v", "attn_qkv", "attn_output", "ffn_gate", "ffn_up", "ffn_down"})
+    EXPECT_TRUE(picks(std::string("blk.11.") + m + ".weight")) << m;
+  EXPECT_TRUE(picks("output.weight"));
+  EXPECT_TRUE(picks("blk.0.ffn_up.weight", "qwen3"));
+  EXPECT_FALSE(picks("token_embd.weight"));
+  EXPECT_FALSE(picks("blk.0.ffn_up.bias"));
+  EXPECT_FALSE(picks("blk.0.attn_q_norm.weight"));
+  EXPECT_FALSE(picks("blk.0.ffn_up.weight.extra"));
+  EXPECT_FALSE(picks("blk.0.att.key.weight", "rwkv6"));
+  EXPECT_FALSE(picks("output.weight", "rwkv7"));
+  EXPECT_FALSE(picks("blocks.0.att.key.weight", "", FileFormat::RwkvBin));
+  t.n_dims = 1;
+  EXPECT_FALSE(picks("output.weight"));
+}

@@ -8,11 +8,14 @@
 #include <random>
 #include <vector>
 
+#include "compute/matmul.h"
+#include "compute/thread_pool.h"
 #include "core/ggml_type.h"
 #include "quant/fp16.h"
 #include "quant/k_scales.h"
 #include "quant/quant_traits.h"
 #include "quant/quant_types.h"
+#include "quant/row_quads.h"
 #include "quant/relaxed/relaxed_simd.h"
 #include "quant/wide_activations.h"
 
@@ -210,6 +213,102 @@ TEST(SimdKernels, EveryTileGivesEachRowTheBitsOfThatRowAlone) {
     const PinnedTileDots pin(dots);
     expect_tiles_give_each_row_its_bits();
   }
+}
+
+// Row quads (row_quads.h): packing 4 rows and unpacking the quad gives
+// them back, and the quad kernel gives each row, for every token count, the
+// bits of the scalar reference (the types with quads are integer-exact).
+TEST(SimdKernels, EveryRowQuadGivesEachRowTheReferenceBits) {
+  std::mt19937 rng(11);
+  int checked = 0;
+  for (uint32_t id = 0; id < 64; ++id) {
+    const GgmlTypeInfo* info = ggml_type_info(id);
+    if (!info) continue;
+    const QuantTraits& t = quant_traits(info->type);
+    if (!t.vec_dot_quads) continue;
+    ASSERT_TRUE(integer_exact(info->type) && t.vec_dot_wide);
+    for (int64_t n : {256, 768, 4096}) {
+      if (n % info->block_size) continue;
+      const uint64_t row_bytes = *ggml_nbytes(info->type, n), q_bytes = *ggml_nbytes(t.vec_dot_type, n),
+                     wide_bytes = wide_activation_bytes(t.wide_form, n);
+      const int64_t n_blocks = n / info->block_size;
+      std::vector<uint8_t> w;
+      for (int r = 0; r < kTileRows; ++r) {
+        std::vector<uint8_t> row = random_weights(info->type, n, rng);
+        w.insert(w.end(), row.begin(), row.begin() + row_bytes);
+      }
+      std::vector<uint8_t> quad = w;
+      pack_row_quad(t.quad_layout, info->type_size, n_blocks, quad.data(), row_bytes);
+      EXPECT_NE(quad, w);
+      std::vector<uint8_t> back(w.size());
+      unpack_row_quad(t.quad_layout, info->type_size, n_blocks, quad.data(), back.data(), row_bytes);
+      EXPECT_EQ(back, w) << info->name << " n=" << n;
+      quad.resize(quad.size() + 16);
+      std::vector<uint8_t> qa(q_bytes * kMaxWideTokens + 16), wide(wide_bytes * kMaxWideTokens + 16);
+      for (int tok = 0; tok < kMaxWideTokens; ++tok) {
+        std::vector<float> a = random_floats(n, rng);
+        quant_traits(t.vec_dot_type).from_float(a.data(), qa.data() + tok * q_bytes, n);
+        widen_activations(t.wide_form, qa.data() + tok * q_bytes, wide.data() + tok * wide_bytes, n);
+      }
+      for (int n_tokens : {1, 2, 5, 16, kMaxWideTokens}) {
+        const int64_t stride = kTileRows + 1;
+        std::vector<float> out(n_tokens * stride, NAN);
+        t.vec_dot_quads(n, quad.data(), static_cast<int64_t>(row_bytes), kTileRows, wide.data(),
+                        static_cast<int64_t>(wide_bytes), n_tokens, out.data(), stride);
+        for (int tok = 0; tok < n_tokens; ++tok)
+          for (int r = 0; r < kTileRows; ++r) {
+            SCOPED_TRACE(std::string(info->name) + " n=" + std::to_string(n) + " tokens=" + std::to_string(n_tokens) +
+                         " token " + std::to_string(tok) + " row " + std::to_string(r));
+            EXPECT_EQ(out[tok * stride + r], t.vec_dot_ref(n, w.data() + r * row_bytes, qa.data() + tok * q_bytes));
+          }
+        for (int tok = 0; tok < n_tokens; ++tok) EXPECT_TRUE(std::isnan(out[tok * stride + kTileRows]));
+      }
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, relaxed_simd_active() && relaxed_dot_add_one_instruction() ? 1 /*Q4_K*/ : 0);
+}
+
+// Matrix products over rows in quads give those of the rows as the file has
+// them, bit for bit: the best kernels for one token and for prompts (over
+// two row tasks of the pool), and the reference kernels, which read each
+// quad unpacked.
+TEST(SimdKernels, MatmulOverRowQuadsGivesTheResultsOfTheRows) {
+  std::mt19937 rng(12);
+  int checked = 0;
+  for (uint32_t id = 0; id < 64; ++id) {
+    const GgmlTypeInfo* info = ggml_type_info(id);
+    if (!info) continue;
+    const QuantTraits& t = quant_traits(info->type);
+    if (!t.vec_dot_quads) continue;
+    const int64_t rows = 72, cols = 512;  // 18 quads: 2 tasks of the pool
+    const uint64_t row_bytes = *ggml_nbytes(info->type, cols);
+    std::vector<uint8_t> w;
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<uint8_t> row = random_weights(info->type, cols, rng);
+      w.insert(w.end(), row.begin(), row.begin() + row_bytes);
+    }
+    std::vector<uint8_t> quads = w;
+    for (int64_t r = 0; r < rows; r += kTileRows)
+      pack_row_quad(t.quad_layout, info->type_size, cols / info->block_size, quads.data() + r * row_bytes, row_bytes);
+    w.resize(w.size() + 16);
+    quads.resize(quads.size() + 16);
+    const WeightMatrix in_rows{info->type, cols, rows, w.data(), row_bytes};
+    const WeightMatrix in_quads{info->type, cols, rows, quads.data(), row_bytes, true};
+    ThreadPool pool(1);
+    MatmulScratch scratch;
+    for (int64_t n_tokens : {1, 3, 37})
+      for (KernelChoice k : {KernelChoice::Best, KernelChoice::Reference}) {
+        const std::vector<float> x = random_floats(cols * n_tokens, rng);
+        std::vector<float> want(rows * n_tokens), got(rows * n_tokens);
+        matmul(in_rows, x.data(), n_tokens, want.data(), pool, scratch, k);
+        matmul(in_quads, x.data(), n_tokens, got.data(), pool, scratch, k);
+        EXPECT_EQ(got, want) << info->name << " tokens=" << n_tokens
+                             << (k == KernelChoice::Best ? " best kernels" : " reference kernels");
+      }
+    ++checked;
+  }
+  EXPECT_EQ(checked, relaxed_simd_active() && relaxed_dot_add_one_instruction() ? 1 /*Q4_K*/ : 0);
 }
 
 // MXFP4 rows whose scales take every exponent of a range, the two below the

@@ -530,6 +530,13 @@ export interface ModelSession {
   describe(): InspectResult & {
     quantization: QuantizationReport | null;
     memory: { weightBytes: number; kvCacheBytes: number; wasmHeapBytes: number };
+    /**
+     * How many weight matrices were repacked on load into row quads (4 rows
+     * interleaved, as llama.cpp's repacked CPU types; same results, faster
+     * decoding): Q4_K matrices where the engine has relaxed SIMD's dot-add as
+     * one instruction (x86 with AVX-VNNI, ARM with the dot product); else 0.
+     */
+    rowQuads: number;
   };
   /** Evaluates ids after those already seen; returns a copy of the logits after the last one. Throws WasmLMError. */
   eval(ids: ArrayLike<number>, options?: { logits?: true }): Float32Array;
@@ -689,6 +696,8 @@ export interface LanguageModelInfo {
   /** 'relaxed': the relaxed-SIMD build (its 8-bit dot product in the fastest kernels), where the engine has it; else 'simd128'. */
   simd: 'relaxed' | 'simd128';
   memory: { weightBytes: number; kvCacheBytes: number; wasmHeapBytes: number };
+  /** Weight matrices repacked on load into row quads (see the session's describe()). */
+  rowQuads: number;
   /** What the `quantize` option did (null without it). */
   quantization: QuantizationReport | null;
   nVocab: number;

@@ -116,36 +116,16 @@ inline void k_tokens_relaxed(int64_t n, const Block* x, const void* activations,
   store_quads(sum, n_tokens, out, out_stride);
 }
 
-// kTileRows rows of Q4_K or Q5_K (row r at w + r * row_bytes; missing rows
-// repeat the last, their lanes unused) against 2 to kMaxWideTokens tokens:
-// out[t * out_stride + r]. Where the dot-add is one instruction
-// (relaxed_tile_dots) the rows go in the lanes (row_lanes_relaxed.h): per
-// super-block each sub-block's levels are interleaved once for all the
-// tokens, a token's 4 rows' sub-block dots (8 dot-adds) are scaled by the
-// rows' scales with one i32x4.mul, and the mins' share is 4 i32x4.dot_i16x8
-// of the rows' mins (pairs in lanes) with the token's sums of 32
-// activations. The integers and, lane by lane, the float ends are
-// k_dot_relaxed's: each row gets its bits. Elsewhere k_tokens_relaxed row by
-// row.
-template <typename Levels, typename Block>
-inline void k_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* activations,
-                           int64_t act_stride, int n_tokens, float* out, int64_t out_stride) {
-  const auto row = [&](int r) { return tile_row<Block>(w, row_bytes, n_rows, r); };
-  if (n_tokens == 1 || relaxed_tile_dots() != TileDots::kDotAdd) {
-    for (int r = 0; r < n_rows; ++r)
-      k_tokens_relaxed<Levels>(n, row(r), activations, act_stride, n_tokens, out + r, out_stride);
-    return;
-  }
-  static_assert(kTileRows == 4, "the tile's rows are the 4 int32 lanes");
-  const Block* x[kTileRows] = {row(0), row(1), row(2), row(3)};
-  const auto* a = static_cast<const uint8_t*>(activations);
-  v128_t sum[kMaxWideTokens], isum[kMaxWideTokens];
-  zero_fill(sum, n_tokens);
-  for (int64_t i = 0; i < n / QK_K; ++i) {
-    // sc[j], lane r: row r's scale of sub-block j (int32); mp[k], lane r:
-    // row r's mins of sub-blocks 2k and 2k + 1 (an int16 pair).
+// A super-block's scales, mins and float scales of 4 rows in lanes: sc[j],
+// lane r: row r's scale of sub-block j (int32); mp[k], lane r: row r's mins
+// of sub-blocks 2k and 2k + 1 (an int16 pair); d, dmin: the rows' d and dmin.
+struct RowLanesScales {
+  v128_t sc[8], mp[4], d, dmin;
+
+  template <typename Rows>
+  void load(const Rows& rows, int64_t i) {
     v128_t sm[kTileRows];
-    for (int r = 0; r < kTileRows; ++r) sm[r] = unpack_k_scales_simd(x[r][i].scales);
+    for (int r = 0; r < kTileRows; ++r) sm[r] = unpack_k_scales_simd(rows.scales(r, i));
     const v128_t s01 = wasm_i8x16_shuffle(sm[0], sm[1], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
     const v128_t s23 = wasm_i8x16_shuffle(sm[2], sm[3], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
     const v128_t m01 = wasm_i8x16_shuffle(sm[0], sm[1], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
@@ -155,7 +135,6 @@ inline void k_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_ro
                               wasm_i16x8_shuffle(s01, s23, 4, 12, 5, 13, 6, 14, 7, 15),
                               wasm_i16x8_shuffle(m01, m23, 0, 8, 1, 9, 2, 10, 3, 11),
                               wasm_i16x8_shuffle(m01, m23, 4, 12, 5, 13, 6, 14, 7, 15)};
-    v128_t sc[8], mp[4];
     for (int h = 0; h < 2; ++h) {
       const v128_t s_lo = wasm_u16x8_extend_low_u8x16(by_sub[h]), s_hi = wasm_u16x8_extend_high_u8x16(by_sub[h]);
       sc[4 * h + 0] = wasm_u32x4_extend_low_u16x8(s_lo);
@@ -166,57 +145,169 @@ inline void k_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_ro
       mp[2 * h + 0] = wasm_i16x8_shuffle(m_lo, m_lo, 0, 4, 1, 5, 2, 6, 3, 7);
       mp[2 * h + 1] = wasm_i16x8_shuffle(m_hi, m_hi, 0, 4, 1, 5, 2, 6, 3, 7);
     }
-    const v128_t d = wasm_f32x4_make(fp16_to_fp32_fast(x[0][i].d), fp16_to_fp32_fast(x[1][i].d),
-                                     fp16_to_fp32_fast(x[2][i].d), fp16_to_fp32_fast(x[3][i].d));
-    const v128_t dmin = wasm_f32x4_make(fp16_to_fp32_fast(x[0][i].dmin), fp16_to_fp32_fast(x[1][i].dmin),
-                                        fp16_to_fp32_fast(x[2][i].dmin), fp16_to_fp32_fast(x[3][i].dmin));
+    const auto d_of = [&](int r) { return fp16_to_fp32_fast(rows.d(r, i)); };
+    const auto dmin_of = [&](int r) { return fp16_to_fp32_fast(rows.dmin(r, i)); };
+    d = wasm_f32x4_make(d_of(0), d_of(1), d_of(2), d_of(3));
+    dmin = wasm_f32x4_make(dmin_of(0), dmin_of(1), dmin_of(2), dmin_of(3));
+  }
+
+  // The super-block's share of a token's 4 row sums, given the rows' scaled
+  // sub-block dots isum and the token's Q8_K block y: the float end of
+  // k_dot_relaxed, lane by lane.
+  v128_t block_sum(v128_t isum, const block_q8_K& y) const {
+    // The token's 8 sums of 32 activations, as int16 (|sum| <= 4096).
+    const v128_t b = wasm_i16x8_narrow_i32x4(wasm_i32x4_extadd_pairwise_i16x8(wasm_v128_load(y.bsums)),
+                                             wasm_i32x4_extadd_pairwise_i16x8(wasm_v128_load(y.bsums + 8)));
+    const v128_t mins =
+        wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_dot_i16x8(mp[0], wasm_i32x4_shuffle(b, b, 0, 0, 0, 0)),
+                                      wasm_i32x4_dot_i16x8(mp[1], wasm_i32x4_shuffle(b, b, 1, 1, 1, 1))),
+                       wasm_i32x4_add(wasm_i32x4_dot_i16x8(mp[2], wasm_i32x4_shuffle(b, b, 2, 2, 2, 2)),
+                                      wasm_i32x4_dot_i16x8(mp[3], wasm_i32x4_shuffle(b, b, 3, 3, 3, 3))));
+    const v128_t block = wasm_f32x4_sub(wasm_f32x4_mul(d, wasm_f32x4_convert_i32x4(isum)),
+                                        wasm_f32x4_mul(dmin, wasm_f32x4_convert_i32x4(mins)));
+    return wasm_f32x4_mul(wasm_v128_load32_splat(&y.d), block);
+  }
+};
+
+// The 4 rows of a tile gathered from their places (row r at w + r *
+// row_bytes; missing rows repeat the last): a sub-block's levels are
+// interleaved into row lanes (load_row_lanes) at each use.
+template <typename Levels, typename Block>
+struct GatheredRows {
+  const Block* x[kTileRows];
+  const uint8_t* scales(int r, int64_t i) const { return x[r][i].scales; }
+  uint16_t d(int r, int64_t i) const { return x[r][i].d; }
+  uint16_t dmin(int r, int64_t i) const { return x[r][i].dmin; }
+  // Sub-block J + H of the pair at J (H: 0 or 1) of super-block i.
+  template <int J, int H>
+  void lanes(int64_t i, RowLanes& c) const {
+    PairLevels l[kTileRows];
+    for (int r = 0; r < kTileRows; ++r) l[r] = Levels::template pair<J>(x[r][i]);
+    const v128_t lo[kTileRows] = {H ? l[0].hi0 : l[0].lo0, H ? l[1].hi0 : l[1].lo0, H ? l[2].hi0 : l[2].lo0,
+                                  H ? l[3].hi0 : l[3].lo0};
+    const v128_t hi[kTileRows] = {H ? l[0].hi1 : l[0].lo1, H ? l[1].hi1 : l[1].lo1, H ? l[2].hi1 : l[2].lo1,
+                                  H ? l[3].hi1 : l[3].lo1};
+    load_row_lanes(lo, hi, c);
+  }
+};
+
+// 4 rows of Q4_K or Q5_K against 1 to kMaxWideTokens tokens, the rows in the
+// lanes of the relaxed dot-add (row_lanes_relaxed.h): per super-block each
+// sub-block's levels come in row lanes (Rows::lanes) once for all the
+// tokens, a token's 4 rows' sub-block dots (8 dot-adds) are scaled by the
+// rows' scales with one i32x4.mul, and the mins' share is 4 i32x4.dot_i16x8
+// of the rows' mins (pairs in lanes) with the token's sums of 32
+// activations. The integers and, lane by lane, the float ends are
+// k_dot_relaxed's: each row gets its bits. out[t * out_stride + r] for the
+// first n_rows rows.
+template <typename Rows>
+inline void k_row_lanes_relaxed(int64_t n, const Rows& rows, int n_rows, const void* activations, int64_t act_stride,
+                                int n_tokens, float* out, int64_t out_stride) {
+  static_assert(kTileRows == 4, "the tile's rows are the 4 int32 lanes");
+  const auto* a = static_cast<const uint8_t*>(activations);
+  v128_t sum[kMaxWideTokens], isum[kMaxWideTokens];
+  zero_fill(sum, n_tokens);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    RowLanesScales k;
+    k.load(rows, i);
     const uint8_t* ai = a + i * sizeof(block_q8_K);
-    // Sub-blocks J and J + 1: each one's levels in row lanes, then every
-    // token's scaled dots (kFirst: isum is set to them).
-    const auto pair = [&](auto J, auto first) __attribute__((always_inline)) {
-      constexpr int j = decltype(J)::value;
-      PairLevels l[kTileRows];
-      for (int r = 0; r < kTileRows; ++r) l[r] = Levels::template pair<j>(x[r][i]);
+    // Sub-block J + H's levels in row lanes, then every token's scaled dots
+    // (kFirst: isum is set to them).
+    const auto sub = [&](auto J, auto H, auto first) __attribute__((always_inline)) {
+      constexpr int j = decltype(J)::value, h = decltype(H)::value;
       RowLanes c;
-      const auto sub = [&](const RowLanes& c, int k, v128_t scale, bool set) __attribute__((always_inline)) {
-        for_tokens(n_tokens, ai + offsetof(block_q8_K, qs) + 32 * k, act_stride, [&](int t, const uint8_t* q8) {
-          const v128_t s = wasm_i32x4_mul(row_lanes_dot(c, reinterpret_cast<const int8_t*>(q8)), scale);
-          isum[t] = set ? s : wasm_i32x4_add(isum[t], s);
-        });
-      };
-      {
-        const v128_t lo[kTileRows] = {l[0].lo0, l[1].lo0, l[2].lo0, l[3].lo0};
-        const v128_t hi[kTileRows] = {l[0].lo1, l[1].lo1, l[2].lo1, l[3].lo1};
-        load_row_lanes(lo, hi, c);
-      }
-      sub(c, j, sc[j], decltype(first)::value);
-      {
-        const v128_t lo[kTileRows] = {l[0].hi0, l[1].hi0, l[2].hi0, l[3].hi0};
-        const v128_t hi[kTileRows] = {l[0].hi1, l[1].hi1, l[2].hi1, l[3].hi1};
-        load_row_lanes(lo, hi, c);
-      }
-      sub(c, j + 1, sc[j + 1], false);
+      rows.template lanes<j, h>(i, c);
+      for_tokens(n_tokens, ai + offsetof(block_q8_K, qs) + 32 * (j + h), act_stride, [&](int t, const uint8_t* q8) {
+        const v128_t s = wasm_i32x4_mul(row_lanes_dot(c, reinterpret_cast<const int8_t*>(q8)), k.sc[j + h]);
+        isum[t] = decltype(first)::value ? s : wasm_i32x4_add(isum[t], s);
+      });
     };
-    pair(std::integral_constant<int, 0>{}, std::true_type{});
-    pair(std::integral_constant<int, 2>{}, std::false_type{});
-    pair(std::integral_constant<int, 4>{}, std::false_type{});
-    pair(std::integral_constant<int, 6>{}, std::false_type{});
+    using Zero = std::integral_constant<int, 0>;
+    using One = std::integral_constant<int, 1>;
+    sub(Zero{}, Zero{}, std::true_type{});
+    sub(Zero{}, One{}, std::false_type{});
+    sub(std::integral_constant<int, 2>{}, Zero{}, std::false_type{});
+    sub(std::integral_constant<int, 2>{}, One{}, std::false_type{});
+    sub(std::integral_constant<int, 4>{}, Zero{}, std::false_type{});
+    sub(std::integral_constant<int, 4>{}, One{}, std::false_type{});
+    sub(std::integral_constant<int, 6>{}, Zero{}, std::false_type{});
+    sub(std::integral_constant<int, 6>{}, One{}, std::false_type{});
     for_tokens(n_tokens, ai, act_stride, [&](int t, const uint8_t* yrow) {
-      const auto& y = *reinterpret_cast<const block_q8_K*>(yrow);
-      // The token's 8 sums of 32 activations, as int16 (|sum| <= 4096).
-      const v128_t b = wasm_i16x8_narrow_i32x4(wasm_i32x4_extadd_pairwise_i16x8(wasm_v128_load(y.bsums)),
-                                               wasm_i32x4_extadd_pairwise_i16x8(wasm_v128_load(y.bsums + 8)));
-      const v128_t mins = wasm_i32x4_add(
-          wasm_i32x4_add(wasm_i32x4_dot_i16x8(mp[0], wasm_i32x4_shuffle(b, b, 0, 0, 0, 0)),
-                         wasm_i32x4_dot_i16x8(mp[1], wasm_i32x4_shuffle(b, b, 1, 1, 1, 1))),
-          wasm_i32x4_add(wasm_i32x4_dot_i16x8(mp[2], wasm_i32x4_shuffle(b, b, 2, 2, 2, 2)),
-                         wasm_i32x4_dot_i16x8(mp[3], wasm_i32x4_shuffle(b, b, 3, 3, 3, 3))));
-      const v128_t block = wasm_f32x4_sub(wasm_f32x4_mul(d, wasm_f32x4_convert_i32x4(isum[t])),
-                                          wasm_f32x4_mul(dmin, wasm_f32x4_convert_i32x4(mins)));
-      sum[t] = wasm_f32x4_add(sum[t], wasm_f32x4_mul(wasm_v128_load32_splat(&y.d), block));
+      sum[t] = wasm_f32x4_add(sum[t], k.block_sum(isum[t], *reinterpret_cast<const block_q8_K*>(yrow)));
     });
   }
   for (int t = 0; t < n_tokens; ++t) store_row_lanes(sum[t], n_rows, out + t * out_stride);
+}
+
+// Rows in quads (row_quads.h), read by level<H>(i, p, g): lane r holds row
+// r's levels of weights 4g..4g+3 of sub-block 2p + H of super-block i.
+template <typename Quad>
+struct QuadRows : Quad {
+  template <int J, int H>
+  void lanes(int64_t i, RowLanes& c) const {
+    for (int g = 0; g < 8; ++g) c.group[g] = this->template level<H>(i, J / 2, g);
+  }
+};
+
+// One token against a row quad: k_row_lanes_relaxed's integers and float
+// ends, the sub-block pairs in a rolled loop with four chains of dot-adds
+// (1.2x the form for several tokens; Chromium, Zen 5).
+template <typename Rows>
+inline void k_row_lanes_one_relaxed(int64_t n, const Rows& rows, int n_rows, const block_q8_K* y, float* out) {
+  v128_t sum = wasm_f32x4_splat(0);
+  for (int64_t i = 0; i < n / QK_K; ++i) {
+    RowLanesScales k;
+    k.load(rows, i);
+    v128_t isum = wasm_i32x4_splat(0);
+    const int8_t* q8 = y[i].qs;
+#pragma clang loop unroll(disable)
+    for (int p = 0; p < 4; ++p, q8 += 64) {
+      v128_t l0 = wasm_i32x4_splat(0), l1 = l0, h0 = l0, h1 = l0;
+      for (int g = 0; g < 8; g += 2) {
+        l0 = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(q8 + 4 * g), rows.template level<0>(i, p, g), l0);
+        l1 = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(q8 + 4 * g + 4), rows.template level<0>(i, p, g + 1),
+                                         l1);
+        h0 = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(q8 + 32 + 4 * g), rows.template level<1>(i, p, g), h0);
+        h1 = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(q8 + 36 + 4 * g),
+                                         rows.template level<1>(i, p, g + 1), h1);
+      }
+      isum = wasm_i32x4_add(isum, wasm_i32x4_add(wasm_i32x4_mul(wasm_i32x4_add(l0, l1), k.sc[2 * p]),
+                                                 wasm_i32x4_mul(wasm_i32x4_add(h0, h1), k.sc[2 * p + 1])));
+    }
+    sum = wasm_f32x4_add(sum, k.block_sum(isum, y[i]));
+  }
+  store_row_lanes(sum, n_rows, out);
+}
+
+// A row quad of Q4_K or Q5_K (QuadRows<Quad>) against 1 to kMaxWideTokens
+// tokens: each row the bits of k_dot_relaxed.
+template <typename Quad, typename QuadBlock>
+inline void k_quads_relaxed(int64_t n, const void* w, int n_rows, const void* activations, int64_t act_stride,
+                            int n_tokens, float* out, int64_t out_stride) {
+  const QuadRows<Quad> rows{{static_cast<const QuadBlock*>(w)}};
+  if (n_tokens == 1)
+    k_row_lanes_one_relaxed(n, rows, n_rows, static_cast<const block_q8_K*>(activations), out);
+  else
+    k_row_lanes_relaxed(n, rows, n_rows, activations, act_stride, n_tokens, out, out_stride);
+}
+
+// kTileRows rows of Q4_K or Q5_K (row r at w + r * row_bytes; missing rows
+// repeat the last, their lanes unused) against 2 to kMaxWideTokens tokens:
+// out[t * out_stride + r]. Where the dot-add is one instruction
+// (relaxed_tile_dots) the rows go in the lanes (k_row_lanes_relaxed), each
+// sub-block interleaved once for all the tokens; elsewhere, and for one
+// token, k_tokens_relaxed row by row.
+template <typename Levels, typename Block>
+inline void k_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* activations,
+                           int64_t act_stride, int n_tokens, float* out, int64_t out_stride) {
+  const auto row = [&](int r) { return tile_row<Block>(w, row_bytes, n_rows, r); };
+  if (n_tokens == 1 || relaxed_tile_dots() != TileDots::kDotAdd) {
+    for (int r = 0; r < n_rows; ++r)
+      k_tokens_relaxed<Levels>(n, row(r), activations, act_stride, n_tokens, out + r, out_stride);
+    return;
+  }
+  const GatheredRows<Levels, Block> rows{{row(0), row(1), row(2), row(3)}};
+  k_row_lanes_relaxed(n, rows, n_rows, activations, act_stride, n_tokens, out, out_stride);
 }
 
 }  // namespace wasmlm::simd

@@ -4,6 +4,7 @@
 // with the sub-block's scale. The integer sums are the reference's, and the
 // float arithmetic is too: the same bits as vec_dot_q4_K_q8_K. Several
 // tokens (prompts): the same per token, each sub-block pair unpacked once.
+// Rows repacked in quads (row_quads.h): the 4 rows in the dot-add's lanes.
 #include "quant/relaxed/relaxed_kernels.h"
 #ifdef __wasm_simd128__
 
@@ -35,7 +36,35 @@ struct Q4_KLevels {
   }
 };
 
+// Rows in quads (QuantTraits::quad_layout): per super-block the 4 rows' d,
+// dmin and scales, then their levels interleaved 4 bytes at a time, so that
+// 16 bytes hold the 4 rows' nibbles of the same 4 weights of a sub-block
+// pair (low nibbles: sub-block J, high: J + 1).
+struct block_q4_Kx4 {
+  uint16_t d[4], dmin[4];
+  uint8_t scales[4][K_SCALE_SIZE];
+  uint8_t qs[4 * QK_K / 2];
+};
+static_assert(sizeof(block_q4_Kx4) == 4 * sizeof(block_q4_K), "a quad takes its rows' bytes");
+
+struct Q4_KQuad {
+  const block_q4_Kx4* x;
+  const uint8_t* scales(int r, int64_t i) const { return x[i].scales[r]; }
+  uint16_t d(int r, int64_t i) const { return x[i].d[r]; }
+  uint16_t dmin(int r, int64_t i) const { return x[i].dmin[r]; }
+  template <int H>
+  v128_t level(int64_t i, int p, int g) const {
+    const v128_t v = wasm_v128_load(x[i].qs + 128 * p + 16 * g);
+    return H ? simd::high_nibbles(v) : wasm_v128_and(v, wasm_i8x16_splat(0x0F));
+  }
+};
+
 }  // namespace
+
+void vec_dot_q4_K_q8_K_quads_relaxed(int64_t n, const void* w, int64_t, int n_rows, const void* a, int64_t act_stride,
+                                     int n_tokens, float* out, int64_t out_stride) {
+  simd::k_quads_relaxed<Q4_KQuad, block_q4_Kx4>(n, w, n_rows, a, act_stride, n_tokens, out, out_stride);
+}
 
 void vec_dot_q4_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
                                       float* out, int64_t out_stride) {

@@ -87,6 +87,12 @@ bool relaxed_dot_add_unsigned() {
   return relaxed_dot_add_exact() && relaxed_dot_add_lowering() == DotAddLowering::kUnsignedExact;
 }
 
+bool relaxed_dot_add_one_instruction() {
+  if (!relaxed_dot_add_exact()) return false;
+  const DotAddLowering lowering = relaxed_dot_add_lowering();
+  return lowering == DotAddLowering::kUnsignedExact || lowering == DotAddLowering::kSigned;
+}
+
 namespace {
 
 std::atomic<int> pinned_tile_dots{-1};  // a TileDots, or -1: by the lowering
@@ -96,12 +102,7 @@ std::atomic<int> pinned_tile_dots{-1};  // a TileDots, or -1: by the lowering
 TileDots relaxed_tile_dots() {
   const int pinned = pinned_tile_dots.load(std::memory_order_relaxed);
   if (pinned >= 0) return static_cast<TileDots>(pinned);
-  static const TileDots chosen = [] {
-    if (!relaxed_dot_add_exact()) return TileDots::kInt16;
-    const DotAddLowering lowering = relaxed_dot_add_lowering();
-    const bool one_instruction = lowering == DotAddLowering::kUnsignedExact || lowering == DotAddLowering::kSigned;
-    return one_instruction ? TileDots::kDotAdd : TileDots::kInt16;
-  }();
+  static const TileDots chosen = relaxed_dot_add_one_instruction() ? TileDots::kDotAdd : TileDots::kInt16;
   return chosen;
 }
 

@@ -46,6 +46,9 @@ DotAddLowering relaxed_dot_add_lowering();
 // (kUnsignedExact): then that operand may be any byte, 0..255 (Q8_0's
 // kernels on it).
 bool relaxed_dot_add_unsigned();
+// Whether the dot-add is exact and one instruction (kUnsignedExact or
+// kSigned): where the kernels built around it pay.
+bool relaxed_dot_add_one_instruction();
 
 // The integer dots of the 4-row prompt tiles (group_kernel_relaxed.h), the
 // same bits either way: int16 dots, or 8-bit dot-adds where those are exact

@@ -26,6 +26,8 @@
 #include "quant/fp16.h"
 #include "quant/quant_traits.h"
 #include "quant/relaxed/relaxed_simd.h"
+#include "quant/row_quads.h"
+
 
 using namespace wasmlm;
 using Clock = std::chrono::steady_clock;
@@ -105,16 +107,30 @@ std::vector<uint8_t> make_weights(GgmlType type, std::mt19937& rng, int64_t rows
   return w;
 }
 
+// The rows as a loaded model keeps them: in quads where this engine has a
+// kernel for them (WeightStore::repack_on_load). Returns whether they are.
+bool repack_as_loaded(GgmlType type, std::vector<uint8_t>& w, int64_t rows, int64_t cols) {
+  const QuantTraits& t = quant_traits(type);
+  if (!t.vec_dot_quads || rows % kTileRows != 0) return false;
+  const GgmlTypeInfo& info = ggml_type_info(type);
+  const uint64_t row_bytes = *ggml_nbytes(type, cols);
+  for (int64_t r = 0; r < rows; r += kTileRows)
+    pack_row_quad(t.quad_layout, info.type_size, cols / info.block_size, w.data() + r * row_bytes, row_bytes);
+  return true;
+}
+
 struct Row {
   std::string type;
-  double scalar, simd1, simd2, in_cache, mm_ratio, untouched;
+  double scalar, simd1, simd2, in_cache, mm_ratio, untouched, in_rows;
 };
 
-// `--matmul TYPE ROWS COLS TOKENS [THREADS [int16|dot-add]]`: only a
+// `--matmul TYPE ROWS COLS TOKENS [THREADS [int16|dot-add|rows]]`: only a
 // prompt-sized matmul on weights in cache, repeated for about 2 s, in GMAC/s
 // (1 thread unless given): the figure to profile a multi-token kernel with.
-// The last argument pins the relaxed tiles' integer dots (else chosen by
-// the engine's dot-add lowering, relaxed_tile_dots).
+// The weights are in row quads where a model's would be, except with the
+// last argument, which keeps them in rows and may pin the relaxed tiles'
+// integer dots (else chosen by the engine's dot-add lowering,
+// relaxed_tile_dots).
 int matmul_only(char** argv) {
   const std::string name = argv[0];
   const int64_t rows = std::atoll(argv[1]), cols = std::atoll(argv[2]), n_tokens = std::atoll(argv[3]);
@@ -122,26 +138,29 @@ int matmul_only(char** argv) {
   if (!found) return std::fprintf(stderr, "unknown type %s\n", name.c_str()), 2;
   const GgmlType type = *found;
   std::mt19937 rng(42);
-  const std::vector<uint8_t> w = make_weights(type, rng, rows, cols);
+  std::vector<uint8_t> w = make_weights(type, rng, rows, cols);
   std::vector<float> x(cols * n_tokens), y(rows * n_tokens);
   std::normal_distribution<float> dist(0.f, 1.f);
   for (auto& v : x) v = dist(rng);
   ThreadPool pool(argv[4] ? std::atoi(argv[4]) : 1);
-  if (argv[4] && argv[5]) {
-    const std::string dots = argv[5];
-    if (dots != "int16" && dots != "dot-add") return std::fprintf(stderr, "unknown tile dots %s\n", dots.c_str()), 2;
-    wasmlm::pin_relaxed_tile_dots(dots == "int16" ? wasmlm::TileDots::kInt16 : wasmlm::TileDots::kDotAdd);
-  }
+  const std::string layout = argv[4] && argv[5] ? argv[5] : "";
+  if (!layout.empty() && layout != "int16" && layout != "dot-add" && layout != "rows")
+    return std::fprintf(stderr, "unknown layout or tile dots %s\n", layout.c_str()), 2;
+  if (layout == "int16" || layout == "dot-add")
+    wasmlm::pin_relaxed_tile_dots(layout == "int16" ? wasmlm::TileDots::kInt16 : wasmlm::TileDots::kDotAdd);
+  const bool quads = layout.empty() && repack_as_loaded(type, w, rows, cols);
   MatmulScratch scratch;
-  const WeightMatrix m{type, cols, rows, w.data(), *ggml_nbytes(type, cols)};
+  const WeightMatrix m{type, cols, rows, w.data(), *ggml_nbytes(type, cols), quads};
   const double t = best_time([&] { matmul(m, x.data(), n_tokens, y.data(), pool, scratch); }, 2.0);
-  const char* dots = !wasmlm::relaxed_simd_active()                                ? ""
+  const char* dots = quads                                                          ? " (row quads)"
+                     : !wasmlm::relaxed_simd_active()                                ? ""
                      : wasmlm::relaxed_tile_dots() == wasmlm::TileDots::kDotAdd ? " (relaxed tiles: dot-adds)"
                                                                                 : " (relaxed tiles: int16 dots)";
   std::printf("%s %lld x %lld, %lld tokens: %.2f ms, %.1f GMAC/s%s\n", name.c_str(), (long long)rows, (long long)cols,
               (long long)n_tokens, t * 1e3, double(rows) * cols * n_tokens / t / 1e9, dots);
   return 0;
 }
+
 
 }  // namespace
 
@@ -171,19 +190,23 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   // The share of the bandwidth: of the faster of SIMD 1T with and without
   // the row touch, as decoding runs whichever it times faster.
-  std::printf("| type | scalar 1T | SIMD 1T | SIMD 2T | SIMD 1T in cache | faster 1T / bandwidth | 2T / 1T | matmul 32 tok / 32 matvec | SIMD 1T without row touch |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  // Types whose rows a model keeps in quads (row_quads.h) run that way, with
+  // the rows' own SIMD 1T in the last column.
+  std::printf("| type | scalar 1T | SIMD 1T | SIMD 2T | SIMD 1T in cache | faster 1T / bandwidth | 2T / 1T | matmul 32 tok / 32 matvec | SIMD 1T without row touch | SIMD 1T in rows, not quads |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   for (GgmlType type : types) {
     if (!only.empty() && std::find(only.begin(), only.end(), ggml_type_info(type).name) == only.end()) continue;
     const uint64_t bytes = *ggml_nbytes(type, kDim) * kDim;
     const size_t copies = std::max<size_t>(1, (kStreamBytes + bytes - 1) / bytes);
     std::vector<std::vector<uint8_t>> mats;
     mats.push_back(make_weights(type, rng));
+    const std::vector<uint8_t> in_rows = mats.front();
+    const bool quads = repack_as_loaded(type, mats.front(), kDim, kDim);
     for (size_t c = 1; c < copies; ++c) mats.push_back(mats.front());
     size_t next = 0;
     auto weight = [&]() {
       const auto& m = mats[next++ % mats.size()];
-      return WeightMatrix{type, kDim, kDim, m.data(), *ggml_nbytes(type, kDim)};
+      return WeightMatrix{type, kDim, kDim, m.data(), *ggml_nbytes(type, kDim), quads};
     };
     auto gbps = [&](ThreadPool& pool, KernelChoice k) {
       const double t = best_time([&] {
@@ -192,7 +215,7 @@ int main(int argc, char** argv) {
       return double(bytes) * mats.size() / t / 1e9;
     };
     Row row{ggml_type_info(type).name, gbps(pool1, KernelChoice::Reference), gbps(pool1, KernelChoice::Best),
-            gbps(pool2, KernelChoice::Best), 0, 0, 0};
+            gbps(pool2, KernelChoice::Best), 0, 0, 0, 0};
     // The same without the row touch (which decoding chooses by timing).
     scratch.row_touch.pin(false);
     row.untouched = gbps(pool1, KernelChoice::Best);
@@ -213,6 +236,15 @@ int main(int argc, char** argv) {
       float sink = 0;
       const double secs = best_time([&] {
         for (int k = 0; k < 64; ++k) {
+          if (quads) {
+            for (int r = 0; r < 32; r += kTileRows) {
+              float out[kTileRows];
+              t.vec_dot_quads(kDim, mats.front().data() + r * row_bytes, static_cast<int64_t>(row_bytes), kTileRows,
+                              act.data(), 0, 1, out, 0);
+              sink += out[0];
+            }
+            continue;
+          }
           if (use_wide && t.vec_dot_tile) {
             for (int r = 0; r < 32; r += kTileRows) {
               float out[kTileRows];
@@ -245,9 +277,20 @@ int main(int argc, char** argv) {
       for (int tok = 0; tok < 32; ++tok) matvec(batch_w, x.data() + tok * kDim, y.data(), pool1, scratch);
     }, 0.5);
     row.mm_ratio = t_mv / t_mm;
-    std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %.0f%% | %.2fx | %.2fx | %.2f |\n", row.type.c_str(), row.scalar,
+    if (quads) {  // the rows as the file has them, streamed through the same copies
+      for (auto& m : mats) m = in_rows;
+      const double t = best_time([&] {
+        for (size_t c = 0; c < mats.size(); ++c)
+          matvec(WeightMatrix{type, kDim, kDim, mats[c].data(), *ggml_nbytes(type, kDim)}, x.data(), y.data(), pool1,
+                 scratch);
+      }, 0.8, 3);
+      row.in_rows = double(bytes) * mats.size() / t / 1e9;
+    }
+    char in_rows_cell[32] = "—";
+    if (quads) std::snprintf(in_rows_cell, sizeof in_rows_cell, "%.2f", row.in_rows);
+    std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %.0f%% | %.2fx | %.2fx | %.2f | %s |\n", row.type.c_str(), row.scalar,
                 row.simd1, row.simd2, row.in_cache, 100 * std::max(row.simd1, row.untouched) / bw, row.simd2 / row.simd1, row.mm_ratio,
-                row.untouched);
+                row.untouched, in_rows_cell);
     std::fflush(stdout);
     rows.push_back(row);
   }

@@ -212,7 +212,8 @@ class ModelSession {
   /**
    * The model file's directory summary (as inspect() gives it), with the
    * tensors as stored (quantized on load: their new type and size), what
-   * quantize-on-load did to which tensor (null if it was not asked), and memory in use.
+   * quantize-on-load did to which tensor (null if it was not asked), memory in
+   * use, and how many matrices were repacked into row quads for the kernels.
    */
   describe() {
     const directory = this.#live().describe();
@@ -225,6 +226,7 @@ class ModelSession {
         kvCacheBytes: this.#model.kvCacheBytes(),
         wasmHeapBytes: this.#wasm.HEAPU8.buffer.byteLength,
       },
+      rowQuads: this.#model.tensorsInQuads(),
     };
   }
 

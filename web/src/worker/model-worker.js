@@ -108,6 +108,7 @@ function describeSession(s, options) {
     build: s.threads > 1 ? 'pthreads' : 'single-threaded',
     simd: s.simd,
     memory: summary.memory,
+    rowQuads: summary.rowQuads,
     quantization: summary.quantization,
     nVocab: s.nVocab,
   };

@@ -1,7 +1,7 @@
 // Row quads in the weight store (WeightStore::repack_on_load): a picked
 // matrix is repacked once its bytes have all arrived, where this engine has
 // a quad kernel for its type (Chromium with the dot-add as one instruction:
-// Q4_K; nowhere in Node 20), and its view says so; the model fingerprint of
+// Q4_K, Q5_K; nowhere in Node 20), and its view says so; the model fingerprint of
 // saved states reads the bytes as the file has them, so a state saved by an
 // engine with quads loads in one without.
 #include <gtest/gtest.h>

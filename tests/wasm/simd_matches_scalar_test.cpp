@@ -266,7 +266,7 @@ TEST(SimdKernels, EveryRowQuadGivesEachRowTheReferenceBits) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, relaxed_simd_active() && relaxed_dot_add_one_instruction() ? 1 /*Q4_K*/ : 0);
+  EXPECT_EQ(checked, relaxed_simd_active() && relaxed_dot_add_one_instruction() ? 2 /*Q4_K, Q5_K*/ : 0);
 }
 
 // Matrix products over rows in quads give those of the rows as the file has
@@ -308,7 +308,7 @@ TEST(SimdKernels, MatmulOverRowQuadsGivesTheResultsOfTheRows) {
       }
     ++checked;
   }
-  EXPECT_EQ(checked, relaxed_simd_active() && relaxed_dot_add_one_instruction() ? 1 /*Q4_K*/ : 0);
+  EXPECT_EQ(checked, relaxed_simd_active() && relaxed_dot_add_one_instruction() ? 2 /*Q4_K, Q5_K*/ : 0);
 }
 
 // MXFP4 rows whose scales take every exponent of a range, the two below the

@@ -240,12 +240,13 @@ inline void k_row_lanes_relaxed(int64_t n, const Rows& rows, int n_rows, const v
 }
 
 // Rows in quads (row_quads.h), read by level<H>(i, p, g): lane r holds row
-// r's levels of weights 4g..4g+3 of sub-block 2p + H of super-block i.
+// r's levels of weights 4g..4g+3 of sub-block 2p + H of super-block i (p
+// known at compile time: level_at<P, H>(i, g)).
 template <typename Quad>
 struct QuadRows : Quad {
   template <int J, int H>
   void lanes(int64_t i, RowLanes& c) const {
-    for (int g = 0; g < 8; ++g) c.group[g] = this->template level<H>(i, J / 2, g);
+    for (int g = 0; g < 8; ++g) c.group[g] = this->template level_at<J / 2, H>(i, g);
   }
 };
 

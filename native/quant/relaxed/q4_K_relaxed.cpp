@@ -57,6 +57,8 @@ struct Q4_KQuad {
     const v128_t v = wasm_v128_load(x[i].qs + 128 * p + 16 * g);
     return H ? simd::high_nibbles(v) : wasm_v128_and(v, wasm_i8x16_splat(0x0F));
   }
+  template <int P, int H>
+  v128_t level_at(int64_t i, int g) const { return level<H>(i, P, g); }
 };
 
 }  // namespace

@@ -2,7 +2,8 @@
 // (0..31) are the 7-bit operand, as in q4_K_relaxed.cpp with the fifth bit
 // of each weight from qh. Exact integers and the reference's float
 // arithmetic: the same bits as vec_dot_q5_K_q8_K. Several tokens (prompts):
-// the same per token, each sub-block pair unpacked once.
+// the same per token, each sub-block pair unpacked once. Rows repacked in
+// quads (row_quads.h): the 4 rows in the dot-add's lanes.
 #include "quant/relaxed/relaxed_kernels.h"
 #ifdef __wasm_simd128__
 
@@ -56,7 +57,49 @@ struct Q5_KLevels {
   }
 };
 
+// Rows in quads (QuantTraits::quad_layout): per super-block the 4 rows' d,
+// dmin and scales, then their qh and their qs, each interleaved 4 bytes at a
+// time: 16 bytes of qh hold the 4 rows' fifth bits of the same 4 weights of
+// every sub-block (bit j: sub-block j), 16 of qs their nibbles of a pair.
+struct block_q5_Kx4 {
+  uint16_t d[4], dmin[4];
+  uint8_t scales[4][K_SCALE_SIZE];
+  uint8_t qh[4 * QK_K / 8];
+  uint8_t qs[4 * QK_K / 2];
+};
+static_assert(sizeof(block_q5_Kx4) == 4 * sizeof(block_q5_K), "a quad takes its rows' bytes");
+
+struct Q5_KQuad {
+  const block_q5_Kx4* x;
+  const uint8_t* scales(int r, int64_t i) const { return x[i].scales[r]; }
+  uint16_t d(int r, int64_t i) const { return x[i].d[r]; }
+  uint16_t dmin(int r, int64_t i) const { return x[i].dmin[r]; }
+  // Bit 2p + H of each byte of qh, as 16: by a mask where p is a variable
+  // (one token's rolled loop; its shift count in a register ran at a quarter
+  // of the speed), by bit_to_16's constant shifts where it is not.
+  template <int H>
+  v128_t level(int64_t i, int p, int g) const {
+    const v128_t mask = wasm_i8x16_splat(static_cast<int8_t>(1 << (2 * p + H)));
+    const v128_t h = wasm_v128_load(x[i].qh + 16 * g);
+    return with_bit<H>(i, p, g, wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(h, mask), mask), wasm_i8x16_splat(0x10)));
+  }
+  template <int P, int H>
+  v128_t level_at(int64_t i, int g) const {
+    return with_bit<H>(i, P, g, bit_to_16<2 * P + H>(wasm_v128_load(x[i].qh + 16 * g)));
+  }
+  template <int H>
+  v128_t with_bit(int64_t i, int p, int g, v128_t bit) const {
+    const v128_t v = wasm_v128_load(x[i].qs + 128 * p + 16 * g);
+    return wasm_v128_or(H ? simd::high_nibbles(v) : wasm_v128_and(v, wasm_i8x16_splat(0x0F)), bit);
+  }
+};
+
 }  // namespace
+
+void vec_dot_q5_K_q8_K_quads_relaxed(int64_t n, const void* w, int64_t, int n_rows, const void* a, int64_t act_stride,
+                                     int n_tokens, float* out, int64_t out_stride) {
+  simd::k_quads_relaxed<Q5_KQuad, block_q5_Kx4>(n, w, n_rows, a, act_stride, n_tokens, out, out_stride);
+}
 
 void vec_dot_q5_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,
                                       float* out, int64_t out_stride) {

@@ -51,9 +51,11 @@ void vec_dot_q4_K_q8_K_tile_relaxed(int64_t n, const void* w, int64_t row_bytes,
                                     int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
 void vec_dot_q5_K_q8_K_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
                                     int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
-// Q4_K: a row quad (QuantTraits::vec_dot_quads; row_bytes unused) against 1
-// to kMaxWideTokens tokens, each row the bits of the kernels above.
+// Q4_K, Q5_K: a row quad (QuantTraits::vec_dot_quads; row_bytes unused)
+// against 1 to kMaxWideTokens tokens, each row the bits of the kernels above.
 void vec_dot_q4_K_q8_K_quads_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
+                                     int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
+void vec_dot_q5_K_q8_K_quads_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
                                      int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
 // The 32-weight types with unsigned levels (MXFP4: offset) against grouped int8 activations
 // (group_q8_0r, group_q8_1r in wide_activations.h), 1 to kMaxWideTokens

@@ -15,6 +15,7 @@ export const GGML = {
   Q5_1: { id: 7, block: 32, bytes: 24, ftype: 9 },
   Q8_0: { id: 8, block: 32, bytes: 34, ftype: 7 },
   Q4_K: { id: 12, block: 256, bytes: 144, ftype: 15 }, // MOSTLY_Q4_K_M
+  Q5_K: { id: 13, block: 256, bytes: 176, ftype: 17 }, // MOSTLY_Q5_K_M
   IQ2_XS: { id: 17, block: 256, bytes: 74, ftype: 20 },
   IQ3_XXS: { id: 18, block: 256, bytes: 98, ftype: 23 },
   IQ4_XS: { id: 23, block: 256, bytes: 136, ftype: 30 },
@@ -213,14 +214,16 @@ export function quantizedMatrix(type, nIn, nOut, sigma, seed) {
       bytes[i] = h & 0xff;
       bytes[i + 1] = h >>> 8;
     }
-  } else if (type === 'Q4_K') {
-    // w = d*sc*q - dmin*m with 6-bit sc = m in [8, 15] and dmin = 7.5 d:
-    // w = d*sc*(q - 7.5), std ~ d * 11.5 * 4.61
-    const base = sigma / (11.5 * 4.61);
+  } else if (type === 'Q4_K' || type === 'Q5_K') {
+    // w = d*sc*q - dmin*m with 6-bit sc = m in [8, 15] and dmin = (levels - 1) / 2 * d,
+    // q random in 0..levels - 1: w = d*sc*(q - 7.5), std ~ d * 11.5 * 4.61 (Q4_K),
+    // w = d*sc*(q - 15.5), std ~ d * 11.5 * 9.23 (Q5_K, its fifth bits random in qh)
+    const [mid, qStd] = type === 'Q4_K' ? [7.5, 4.61] : [15.5, 9.23];
+    const base = sigma / (11.5 * qStd);
     const d = variants(base);
-    const dmin = variants(7.5 * base);
+    const dmin = variants(mid * base);
     const sc = new Uint8Array(8);
-    for (let b = 0, at = 0; b < nBlocks; b++, at += 144) {
+    for (let b = 0, at = 0; b < nBlocks; b++, at += t.bytes) {
       const k = bytes[at] & 63;
       const s = at + 4; // scales[12]
       for (let j = 0; j < 8; j++) sc[j] = 8 + ((bytes[s + j] >>> 3) & 7);

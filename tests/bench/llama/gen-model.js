@@ -22,6 +22,8 @@ export const SIZES = {
 export const TYPES = ['Q8_0', 'Q4_0', 'Q4_K'];
 // The types of issue 17's rows (M shape) and IQ4_XS, run when named with --types.
 export const MORE_TYPES = ['IQ2_XS', 'IQ3_XXS', 'TQ2_0', 'MXFP4', 'IQ4_XS'];
+// Other types run when named, with the default types' targets.
+export const EXTRA_TYPES = ['Q5_K'];
 
 const VOCAB_FILE = 'llama/tiny-random/llama-2-tiny-random.gguf';
 const N_VOCAB = 32000;
@@ -63,7 +65,7 @@ function tensorPlan(size, type) {
 /** Writes the model file (to OUT.tmp, then renamed). */
 export function writeModel(size, type, out, testdata) {
   const { dim, layers, ffn, heads, kvHeads } = SIZES[size];
-  if (!GGML[type]?.ftype) throw new Error(`unknown type ${type} (one of ${[...TYPES, ...MORE_TYPES].join(', ')})`);
+  if (!GGML[type]?.ftype) throw new Error(`unknown type ${type} (one of ${[...TYPES, ...MORE_TYPES, ...EXTRA_TYPES].join(', ')})`);
   const tokenizerPairs = readTokenizerPairs(path.join(testdata, VOCAB_FILE));
   const plan = tensorPlan(size, type);
 

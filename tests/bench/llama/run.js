@@ -43,7 +43,7 @@ import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../../scripts/serve.js';
 import { BANNED_BELOW, WARM_UP } from './bench-ours.js';
-import { ensureModel, MORE_TYPES, SIZES, TYPES } from './gen-model.js';
+import { ensureModel, EXTRA_TYPES, MORE_TYPES, SIZES, TYPES } from './gen-model.js';
 import { ensureDecoderModel } from './gen-decoder-model.js';
 import { nativeTree } from './native-cpu.js';
 import { ensureRwkvModel, RWKV_ARCHS, RWKV_EOT, RWKV_TYPES } from './gen-rwkv-model.js';
@@ -75,7 +75,7 @@ const DECODERS = {
 };
 const ARCHS = ['llama', ...Object.keys(DECODERS), ...RWKV_ARCHS];
 // What --types may name per architecture; without it, each runs its defaults.
-const ARCH_TYPES = { llama: [...TYPES, ...MORE_TYPES], qwen3: TYPES, gemma3: TYPES, rwkv6: RWKV_TYPES, rwkv7: RWKV_TYPES };
+const ARCH_TYPES = { llama: [...TYPES, ...MORE_TYPES, ...EXTRA_TYPES], qwen3: TYPES, gemma3: TYPES, rwkv6: RWKV_TYPES, rwkv7: RWKV_TYPES };
 const DEFAULT_TYPES = { ...ARCH_TYPES, llama: TYPES };
 
 const log = (message) => process.stderr.write(`[bench] ${message}\n`);

@@ -90,6 +90,53 @@ double magnitude(const QuantTraits& t, const uint8_t* w, const uint8_t* qa, int6
   return mag;
 }
 
+// n_rows random rows of n weights of `type`, one after another, and 16
+// bytes of padding (kernels may read a little past the last block).
+std::vector<uint8_t> random_rows(GgmlType type, int64_t n, int64_t n_rows, std::mt19937& rng) {
+  const uint64_t row_bytes = *ggml_nbytes(type, n);
+  std::vector<uint8_t> w;
+  for (int64_t r = 0; r < n_rows; ++r) {
+    std::vector<uint8_t> row = random_weights(type, n, rng);
+    w.insert(w.end(), row.begin(), row.begin() + row_bytes);
+  }
+  w.resize(w.size() + 16);
+  return w;
+}
+
+// n_tokens random tokens' activations of n values for the kernels of traits
+// t: quantized to its vec_dot type (token k at quantized + k * q_bytes) and
+// widened (wide + k * wide_bytes).
+struct TokenActivations {
+  uint64_t q_bytes, wide_bytes;
+  std::vector<uint8_t> quantized, wide;
+  const uint8_t* token(int k) const { return quantized.data() + k * q_bytes; }
+};
+
+TokenActivations random_activations(const QuantTraits& t, int64_t n, int n_tokens, std::mt19937& rng) {
+  TokenActivations a{*ggml_nbytes(t.vec_dot_type, n), wide_activation_bytes(t.wide_form, n), {}, {}};
+  a.quantized.resize(a.q_bytes * n_tokens + 16);
+  a.wide.resize(a.wide_bytes * n_tokens + 16);
+  for (int k = 0; k < n_tokens; ++k) {
+    const std::vector<float> x = random_floats(n, rng);
+    quant_traits(t.vec_dot_type).from_float(x.data(), a.quantized.data() + k * a.q_bytes, n);
+    widen_activations(t.wide_form, a.quantized.data() + k * a.q_bytes, a.wide.data() + k * a.wide_bytes, n);
+  }
+  return a;
+}
+
+// Calls fn(info, traits) for every type whose traits `has`; returns how many.
+template <typename Has, typename Fn>
+int for_each_type(Has&& has, Fn&& fn) {
+  int n = 0;
+  for (uint32_t id = 0; id < 64; ++id) {
+    const GgmlTypeInfo* info = ggml_type_info(id);
+    if (!info || !has(quant_traits(info->type))) continue;
+    fn(*info, quant_traits(info->type));
+    ++n;
+  }
+  return n;
+}
+
 }  // namespace
 
 // The multi-token kernels over int16 activations: each token's result must
@@ -108,13 +155,10 @@ TEST(SimdKernels, EveryWideVecDotMatchesItsScalarReferencePerToken) {
       for (int n_tokens : {1, 2, 3, 4, 5, 7, 13, 16}) {
         if (n_tokens > t.wide_tokens) continue;
         std::vector<uint8_t> w = random_weights(info->type, n, rng);
-        const uint64_t q_bytes = *ggml_nbytes(t.vec_dot_type, n), wide_bytes = wide_activation_bytes(t.wide_form, n);
-        std::vector<uint8_t> qa(q_bytes * n_tokens + 16), wide(wide_bytes * n_tokens + 16);
-        for (int tok = 0; tok < n_tokens; ++tok) {
-          std::vector<float> a = random_floats(n, rng);
-          quant_traits(t.vec_dot_type).from_float(a.data(), qa.data() + tok * q_bytes, n);
-          widen_activations(t.wide_form, qa.data() + tok * q_bytes, wide.data() + tok * wide_bytes, n);
-        }
+        const TokenActivations a = random_activations(t, n, n_tokens, rng);
+        const std::vector<uint8_t>& qa = a.quantized;
+        const std::vector<uint8_t>& wide = a.wide;
+        const uint64_t q_bytes = a.q_bytes, wide_bytes = a.wide_bytes;
         ASSERT_LE(t.wide_tokens, kMaxWideTokens);
         float out[2 * kMaxWideTokens];
         t.vec_dot_wide(n, w.data(), wide.data(), static_cast<int64_t>(wide_bytes), n_tokens, out, 2);
@@ -164,25 +208,16 @@ void expect_tiles_give_each_row_its_bits() {
     ASSERT_TRUE(t.vec_dot_wide);
     for (int64_t n : {32, 160, 224, 256, 768, 4096}) {  // 1, 5, 7, 8, 24, 128 blocks of 32; 1, 3, 16 of 256
       if (n % info->block_size) continue;
-      const uint64_t row_bytes = *ggml_nbytes(info->type, n), q_bytes = *ggml_nbytes(t.vec_dot_type, n),
-                     wide_bytes = wide_activation_bytes(t.wide_form, n);
-      std::vector<uint8_t> w;
-      for (int r = 0; r < kTileRows; ++r) {
-        std::vector<uint8_t> row = random_weights(info->type, n, rng);
-        w.insert(w.end(), row.begin(), row.begin() + row_bytes);
-      }
-      w.resize(w.size() + 16);
-      std::vector<uint8_t> qa(q_bytes), wide(wide_bytes * kMaxWideTokens + 16);
-      for (int tok = 0; tok < kMaxWideTokens; ++tok) {
-        std::vector<float> a = random_floats(n, rng);
-        quant_traits(t.vec_dot_type).from_float(a.data(), qa.data(), n);
-        widen_activations(t.wide_form, qa.data(), wide.data() + tok * wide_bytes, n);
-      }
+      const uint64_t row_bytes = *ggml_nbytes(info->type, n);
+      const std::vector<uint8_t> w = random_rows(info->type, n, kTileRows, rng);
+      const TokenActivations a = random_activations(t, n, kMaxWideTokens, rng);
+      const uint8_t* wide = a.wide.data();
+      const uint64_t wide_bytes = a.wide_bytes;
       for (int n_rows = 1; n_rows <= kTileRows; ++n_rows)
         for (int n_tokens : {1, 2, 5, 16}) {
           const int64_t stride = kTileRows + 1;
           std::vector<float> out(n_tokens * stride, NAN);
-          t.vec_dot_tile(n, w.data(), static_cast<int64_t>(row_bytes), n_rows, wide.data(),
+          t.vec_dot_tile(n, w.data(), static_cast<int64_t>(row_bytes), n_rows, wide,
                          static_cast<int64_t>(wide_bytes), n_tokens, out.data(), stride);
           for (int tok = 0; tok < n_tokens; ++tok)
             for (int r = 0; r < kTileRows + 1; ++r) {
@@ -194,7 +229,7 @@ void expect_tiles_give_each_row_its_bits() {
                 continue;
               }
               float alone;
-              t.vec_dot_wide(n, w.data() + r * row_bytes, wide.data() + tok * wide_bytes,
+              t.vec_dot_wide(n, w.data() + r * row_bytes, wide + tok * wide_bytes,
                              static_cast<int64_t>(wide_bytes), 1, &alone, 0);
               EXPECT_EQ(out[tok * stride + r], alone);
             }
@@ -220,52 +255,38 @@ TEST(SimdKernels, EveryTileGivesEachRowTheBitsOfThatRowAlone) {
 // bits of the scalar reference (the types with quads are integer-exact).
 TEST(SimdKernels, EveryRowQuadGivesEachRowTheReferenceBits) {
   std::mt19937 rng(11);
-  int checked = 0;
-  for (uint32_t id = 0; id < 64; ++id) {
-    const GgmlTypeInfo* info = ggml_type_info(id);
-    if (!info) continue;
-    const QuantTraits& t = quant_traits(info->type);
-    if (!t.vec_dot_quads) continue;
-    ASSERT_TRUE(integer_exact(info->type) && t.vec_dot_wide);
+  const int checked = for_each_type([](const QuantTraits& t) { return t.vec_dot_quads != nullptr; },
+                                    [&](const GgmlTypeInfo& info, const QuantTraits& t) {
+    ASSERT_TRUE(integer_exact(info.type) && t.vec_dot_wide);
     for (int64_t n : {256, 768, 4096}) {
-      if (n % info->block_size) continue;
-      const uint64_t row_bytes = *ggml_nbytes(info->type, n), q_bytes = *ggml_nbytes(t.vec_dot_type, n),
-                     wide_bytes = wide_activation_bytes(t.wide_form, n);
-      const int64_t n_blocks = n / info->block_size;
-      std::vector<uint8_t> w;
-      for (int r = 0; r < kTileRows; ++r) {
-        std::vector<uint8_t> row = random_weights(info->type, n, rng);
-        w.insert(w.end(), row.begin(), row.begin() + row_bytes);
-      }
+      if (n % info.block_size) continue;
+      const uint64_t row_bytes = *ggml_nbytes(info.type, n);
+      const int64_t n_blocks = n / info.block_size;
+      const std::vector<uint8_t> w = random_rows(info.type, n, kTileRows, rng);
       std::vector<uint8_t> quad = w;
-      pack_row_quad(t.quad_layout, info->type_size, n_blocks, quad.data(), row_bytes);
+      pack_row_quad(t.quad_layout, info.type_size, n_blocks, quad.data(), row_bytes);
       EXPECT_NE(quad, w);
-      std::vector<uint8_t> back(w.size());
-      unpack_row_quad(t.quad_layout, info->type_size, n_blocks, quad.data(), back.data(), row_bytes);
-      EXPECT_EQ(back, w) << info->name << " n=" << n;
-      quad.resize(quad.size() + 16);
-      std::vector<uint8_t> qa(q_bytes * kMaxWideTokens + 16), wide(wide_bytes * kMaxWideTokens + 16);
-      for (int tok = 0; tok < kMaxWideTokens; ++tok) {
-        std::vector<float> a = random_floats(n, rng);
-        quant_traits(t.vec_dot_type).from_float(a.data(), qa.data() + tok * q_bytes, n);
-        widen_activations(t.wide_form, qa.data() + tok * q_bytes, wide.data() + tok * wide_bytes, n);
-      }
+      std::vector<uint8_t> back = w;
+      std::fill(back.begin(), back.end() - 16, 0);
+      unpack_row_quad(t.quad_layout, info.type_size, n_blocks, quad.data(), back.data(), row_bytes);
+      EXPECT_EQ(back, w) << info.name << " n=" << n;
+      const TokenActivations a = random_activations(t, n, kMaxWideTokens, rng);
       for (int n_tokens : {1, 2, 5, 16, kMaxWideTokens}) {
         const int64_t stride = kTileRows + 1;
         std::vector<float> out(n_tokens * stride, NAN);
-        t.vec_dot_quads(n, quad.data(), static_cast<int64_t>(row_bytes), kTileRows, wide.data(),
-                        static_cast<int64_t>(wide_bytes), n_tokens, out.data(), stride);
-        for (int tok = 0; tok < n_tokens; ++tok)
+        t.vec_dot_quads(n, quad.data(), static_cast<int64_t>(row_bytes), kTileRows, a.wide.data(),
+                        static_cast<int64_t>(a.wide_bytes), n_tokens, out.data(), stride);
+        for (int tok = 0; tok < n_tokens; ++tok) {
           for (int r = 0; r < kTileRows; ++r) {
-            SCOPED_TRACE(std::string(info->name) + " n=" + std::to_string(n) + " tokens=" + std::to_string(n_tokens) +
+            SCOPED_TRACE(std::string(info.name) + " n=" + std::to_string(n) + " tokens=" + std::to_string(n_tokens) +
                          " token " + std::to_string(tok) + " row " + std::to_string(r));
-            EXPECT_EQ(out[tok * stride + r], t.vec_dot_ref(n, w.data() + r * row_bytes, qa.data() + tok * q_bytes));
+            EXPECT_EQ(out[tok * stride + r], t.vec_dot_ref(n, w.data() + r * row_bytes, a.token(tok)));
           }
-        for (int tok = 0; tok < n_tokens; ++tok) EXPECT_TRUE(std::isnan(out[tok * stride + kTileRows]));
+          EXPECT_TRUE(std::isnan(out[tok * stride + kTileRows]));
+        }
       }
     }
-    ++checked;
-  }
+  });
   EXPECT_EQ(checked, relaxed_simd_active() && relaxed_dot_add_one_instruction() ? 2 /*Q4_K, Q5_K*/ : 0);
 }
 
@@ -275,26 +296,16 @@ TEST(SimdKernels, EveryRowQuadGivesEachRowTheReferenceBits) {
 // quad unpacked.
 TEST(SimdKernels, MatmulOverRowQuadsGivesTheResultsOfTheRows) {
   std::mt19937 rng(12);
-  int checked = 0;
-  for (uint32_t id = 0; id < 64; ++id) {
-    const GgmlTypeInfo* info = ggml_type_info(id);
-    if (!info) continue;
-    const QuantTraits& t = quant_traits(info->type);
-    if (!t.vec_dot_quads) continue;
+  const int checked = for_each_type([](const QuantTraits& t) { return t.vec_dot_quads != nullptr; },
+                                    [&](const GgmlTypeInfo& info, const QuantTraits& t) {
     const int64_t rows = 72, cols = 512;  // 18 quads: 2 tasks of the pool
-    const uint64_t row_bytes = *ggml_nbytes(info->type, cols);
-    std::vector<uint8_t> w;
-    for (int64_t r = 0; r < rows; ++r) {
-      std::vector<uint8_t> row = random_weights(info->type, cols, rng);
-      w.insert(w.end(), row.begin(), row.begin() + row_bytes);
-    }
+    const uint64_t row_bytes = *ggml_nbytes(info.type, cols);
+    const std::vector<uint8_t> w = random_rows(info.type, cols, rows, rng);
     std::vector<uint8_t> quads = w;
     for (int64_t r = 0; r < rows; r += kTileRows)
-      pack_row_quad(t.quad_layout, info->type_size, cols / info->block_size, quads.data() + r * row_bytes, row_bytes);
-    w.resize(w.size() + 16);
-    quads.resize(quads.size() + 16);
-    const WeightMatrix in_rows{info->type, cols, rows, w.data(), row_bytes};
-    const WeightMatrix in_quads{info->type, cols, rows, quads.data(), row_bytes, true};
+      pack_row_quad(t.quad_layout, info.type_size, cols / info.block_size, quads.data() + r * row_bytes, row_bytes);
+    const WeightMatrix in_rows{info.type, cols, rows, w.data(), row_bytes};
+    const WeightMatrix in_quads{info.type, cols, rows, quads.data(), row_bytes, true};
     ThreadPool pool(1);
     MatmulScratch scratch;
     for (int64_t n_tokens : {1, 3, 37})
@@ -303,11 +314,10 @@ TEST(SimdKernels, MatmulOverRowQuadsGivesTheResultsOfTheRows) {
         std::vector<float> want(rows * n_tokens), got(rows * n_tokens);
         matmul(in_rows, x.data(), n_tokens, want.data(), pool, scratch, k);
         matmul(in_quads, x.data(), n_tokens, got.data(), pool, scratch, k);
-        EXPECT_EQ(got, want) << info->name << " tokens=" << n_tokens
+        EXPECT_EQ(got, want) << info.name << " tokens=" << n_tokens
                              << (k == KernelChoice::Best ? " best kernels" : " reference kernels");
       }
-    ++checked;
-  }
+  });
   EXPECT_EQ(checked, relaxed_simd_active() && relaxed_dot_add_one_instruction() ? 2 /*Q4_K, Q5_K*/ : 0);
 }
 

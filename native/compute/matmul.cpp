@@ -94,15 +94,13 @@ void run_rows(const QuantTraits& t, VecDotFn dot, const WeightMatrix& w, int64_t
     return;
   }
   std::vector<uint8_t> unpacked(w.quads ? kTileRows * w.row_bytes : 0);
-  const int64_t n_blocks = w.cols / ggml_type_info(w.type).block_size;
   for (int64_t t0 = 0; t0 < n_tokens; t0 += kTokenTile) {
     const int64_t t1 = std::min(n_tokens, t0 + kTokenTile);
     for (int64_t r = r0; r < r1; ++r) {
       if (touch && t0 == 0 && (r - r0) % kTouchRows == 0) touch_rows(w, r + kTouchRows);
       const uint8_t* row = weights + r * w.row_bytes;
       if (w.quads) {
-        if (r % kTileRows == 0)
-          unpack_row_quad(t.quad_layout, ggml_type_info(w.type).type_size, n_blocks, row, unpacked.data(), w.row_bytes);
+        if (r % kTileRows == 0) unpack_row_quad(w.type, w.cols, row, unpacked.data());
         row = unpacked.data() + r % kTileRows * w.row_bytes;
       }
       for (int64_t tok = t0; tok < t1; ++tok) y[tok * w.rows + r] = dot(w.cols, row, act + tok * act_bytes);

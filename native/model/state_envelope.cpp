@@ -65,11 +65,8 @@ uint64_t model_fingerprint(const ModelFile& file, const WeightStore& store, uint
       }
       // The bytes as the file has them, whatever layout this engine chose.
       const TensorInfo& i = stored->info;
-      const GgmlTypeInfo& type = ggml_type_info(i.type);
-      const uint64_t row_bytes = i.nbytes / i.ne[1];
-      std::vector<uint8_t> rows(kTileRows * row_bytes);
-      unpack_row_quad(quant_traits(i.type).quad_layout, type.type_size, static_cast<int64_t>(i.ne[0] / type.block_size),
-                      stored->data.get(), rows.data(), row_bytes);
+      std::vector<uint8_t> rows(kTileRows * (i.nbytes / i.ne[1]));
+      unpack_row_quad(i.type, static_cast<int64_t>(i.ne[0]), stored->data.get(), rows.data());
       h.add(rows.data(), n);
     }
   }

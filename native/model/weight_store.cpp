@@ -59,11 +59,7 @@ void WeightStore::repack(Tensor& t) {
   const TensorInfo& i = t.info;
   const QuantTraits& q = quant_traits(i.type);
   if (!q.vec_dot_quads || i.n_dims != 2 || i.ne[1] % kTileRows != 0 || !i.rows_block_aligned()) return;
-  const GgmlTypeInfo& type = ggml_type_info(i.type);
-  const uint64_t row_bytes = i.nbytes / i.ne[1];
-  for (uint64_t r = 0; r < i.ne[1]; r += kTileRows)
-    pack_row_quad(q.quad_layout, type.type_size, static_cast<int64_t>(i.ne[0] / type.block_size),
-                  t.data.get() + r * row_bytes, row_bytes);
+  pack_row_quads(i.type, static_cast<int64_t>(i.ne[0]), static_cast<int64_t>(i.ne[1]), t.data.get());
   t.quads = true;
   ++tensors_in_quads_;
 }

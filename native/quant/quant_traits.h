@@ -53,7 +53,7 @@ struct QuantTraits {
   // reads them: vec_dot_quads is vec_dot_tile over one quad, for 1 to
   // wide_tokens tokens (one included), each row the bits vec_dot gives it.
   // nullptr: the type stays in rows.
-  QuadLayout quad_layout;
+  QuadLayout quad_layout{};
   VecDotTileFn vec_dot_quads = nullptr;
   // SIMD builds: a faster from_float giving the same bytes; nullptr: none.
   FromFloatFn from_float_fast = nullptr;

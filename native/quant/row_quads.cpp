@@ -9,13 +9,15 @@ namespace wasmlm {
 
 namespace {
 
-// Calls copy(quad_offset, row, row_offset, n) for every run of bytes of the
-// 4 rows' blocks, quad offsets ascending.
+// Calls copy(quad_offset, row, row_offset, n) for every run of bytes of a
+// quad of 4 rows of `cols` weights of `type`, quad offsets ascending.
 template <typename Copy>
-void for_quad_bytes(const QuadLayout& layout, size_t block_bytes, int64_t n_blocks, Copy&& copy) {
+void for_quad_bytes(GgmlType type, int64_t cols, Copy&& copy) {
+  const QuadLayout& layout = quant_traits(type).quad_layout;
+  const GgmlTypeInfo& info = ggml_type_info(type);
   size_t at = 0;
-  for (int64_t b = 0; b < n_blocks; ++b) {
-    size_t field_at = b * block_bytes;
+  for (int64_t b = 0; b < cols / info.block_size; ++b) {
+    size_t field_at = b * info.type_size;
     for (int f = 0; f < layout.n_fields; ++f) {
       const QuadField& q = layout.fields[f];
       for (size_t g = 0; g < q.size; g += q.group)
@@ -27,17 +29,22 @@ void for_quad_bytes(const QuadLayout& layout, size_t block_bytes, int64_t n_bloc
 
 }  // namespace
 
-void pack_row_quad(const QuadLayout& layout, size_t block_bytes, int64_t n_blocks, uint8_t* rows, size_t row_bytes) {
-  const std::vector<uint8_t> copy(rows, rows + kTileRows * row_bytes);
-  for_quad_bytes(layout, block_bytes, n_blocks, [&](size_t at, int r, size_t from, size_t n) {
-    std::memcpy(rows + at, copy.data() + r * row_bytes + from, n);
-  });
+void pack_row_quads(GgmlType type, int64_t cols, int64_t rows, uint8_t* data) {
+  const uint64_t row_bytes = *ggml_nbytes(type, cols);
+  std::vector<uint8_t> copy(kTileRows * row_bytes);
+  for (int64_t r = 0; r < rows; r += kTileRows) {
+    uint8_t* quad = data + r * row_bytes;
+    std::memcpy(copy.data(), quad, copy.size());
+    for_quad_bytes(type, cols, [&](size_t at, int k, size_t from, size_t n) {
+      std::memcpy(quad + at, copy.data() + k * row_bytes + from, n);
+    });
+  }
 }
 
-void unpack_row_quad(const QuadLayout& layout, size_t block_bytes, int64_t n_blocks, const uint8_t* quad,
-                     uint8_t* rows, size_t row_bytes) {
-  for_quad_bytes(layout, block_bytes, n_blocks, [&](size_t at, int r, size_t to, size_t n) {
-    std::memcpy(rows + r * row_bytes + to, quad + at, n);
+void unpack_row_quad(GgmlType type, int64_t cols, const uint8_t* quad, uint8_t* rows) {
+  const uint64_t row_bytes = *ggml_nbytes(type, cols);
+  for_quad_bytes(type, cols, [&](size_t at, int k, size_t to, size_t n) {
+    std::memcpy(rows + k * row_bytes + to, quad + at, n);
   });
 }
 

@@ -7,8 +7,9 @@
 // A quad takes the bytes of its 4 rows, in the same place.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
+
+#include "core/ggml_type.h"
 
 namespace wasmlm {
 
@@ -23,11 +24,12 @@ struct QuadLayout {
   QuadField fields[6] = {};
 };
 
-// The 4 rows at `rows` (row_bytes apart, n_blocks blocks of block_bytes
-// each) rewritten in place as a quad.
-void pack_row_quad(const QuadLayout& layout, size_t block_bytes, int64_t n_blocks, uint8_t* rows, size_t row_bytes);
-// The quad at `quad` as its 4 rows, row_bytes apart, at `rows` (another place).
-void unpack_row_quad(const QuadLayout& layout, size_t block_bytes, int64_t n_blocks, const uint8_t* quad,
-                     uint8_t* rows, size_t row_bytes);
+// The `rows` rows (a multiple of 4) of `cols` weights of `type` at `data`,
+// one after another, rewritten in place as quads of the type's
+// QuantTraits::quad_layout.
+void pack_row_quads(GgmlType type, int64_t cols, int64_t rows, uint8_t* data);
+// The quad at `quad` (4 rows of `cols` weights of `type`) as its 4 rows, one
+// after another, at `rows` (another place).
+void unpack_row_quad(GgmlType type, int64_t cols, const uint8_t* quad, uint8_t* rows);
 
 }  // namespace wasmlm

@@ -261,14 +261,13 @@ TEST(SimdKernels, EveryRowQuadGivesEachRowTheReferenceBits) {
     for (int64_t n : {256, 768, 4096}) {
       if (n % info.block_size) continue;
       const uint64_t row_bytes = *ggml_nbytes(info.type, n);
-      const int64_t n_blocks = n / info.block_size;
       const std::vector<uint8_t> w = random_rows(info.type, n, kTileRows, rng);
       std::vector<uint8_t> quad = w;
-      pack_row_quad(t.quad_layout, info.type_size, n_blocks, quad.data(), row_bytes);
+      pack_row_quads(info.type, n, kTileRows, quad.data());
       EXPECT_NE(quad, w);
       std::vector<uint8_t> back = w;
       std::fill(back.begin(), back.end() - 16, 0);
-      unpack_row_quad(t.quad_layout, info.type_size, n_blocks, quad.data(), back.data(), row_bytes);
+      unpack_row_quad(info.type, n, quad.data(), back.data());
       EXPECT_EQ(back, w) << info.name << " n=" << n;
       const TokenActivations a = random_activations(t, n, kMaxWideTokens, rng);
       for (int n_tokens : {1, 2, 5, 16, kMaxWideTokens}) {
@@ -297,13 +296,12 @@ TEST(SimdKernels, EveryRowQuadGivesEachRowTheReferenceBits) {
 TEST(SimdKernels, MatmulOverRowQuadsGivesTheResultsOfTheRows) {
   std::mt19937 rng(12);
   const int checked = for_each_type([](const QuantTraits& t) { return t.vec_dot_quads != nullptr; },
-                                    [&](const GgmlTypeInfo& info, const QuantTraits& t) {
+                                    [&](const GgmlTypeInfo& info, const QuantTraits&) {
     const int64_t rows = 72, cols = 512;  // 18 quads: 2 tasks of the pool
     const uint64_t row_bytes = *ggml_nbytes(info.type, cols);
     const std::vector<uint8_t> w = random_rows(info.type, cols, rows, rng);
     std::vector<uint8_t> quads = w;
-    for (int64_t r = 0; r < rows; r += kTileRows)
-      pack_row_quad(t.quad_layout, info.type_size, cols / info.block_size, quads.data() + r * row_bytes, row_bytes);
+    pack_row_quads(info.type, cols, rows, quads.data());
     const WeightMatrix in_rows{info.type, cols, rows, w.data(), row_bytes};
     const WeightMatrix in_quads{info.type, cols, rows, quads.data(), row_bytes, true};
     ThreadPool pool(1);

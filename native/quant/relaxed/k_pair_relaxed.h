@@ -239,6 +239,16 @@ inline void k_row_lanes_relaxed(int64_t n, const Rows& rows, int n_rows, const v
   for (int t = 0; t < n_tokens; ++t) store_row_lanes(sum[t], n_rows, out + t * out_stride);
 }
 
+// The d, dmin and scales of 4 rows in a quad block of Q4_K or Q5_K (whose
+// fields start d[4], dmin[4], scales[4][12]), as RowLanesScales reads them.
+template <typename QuadBlock>
+struct KQuadScales {
+  const QuadBlock* x;
+  const uint8_t* scales(int r, int64_t i) const { return x[i].scales[r]; }
+  uint16_t d(int r, int64_t i) const { return x[i].d[r]; }
+  uint16_t dmin(int r, int64_t i) const { return x[i].dmin[r]; }
+};
+
 // Rows in quads (row_quads.h), read by level<H>(i, p, g): lane r holds row
 // r's levels of weights 4g..4g+3 of sub-block 2p + H of super-block i (p
 // known at compile time: level_at<P, H>(i, g)).
@@ -285,7 +295,7 @@ inline void k_row_lanes_one_relaxed(int64_t n, const Rows& rows, int n_rows, con
 template <typename Quad, typename QuadBlock>
 inline void k_quads_relaxed(int64_t n, const void* w, int n_rows, const void* activations, int64_t act_stride,
                             int n_tokens, float* out, int64_t out_stride) {
-  const QuadRows<Quad> rows{{static_cast<const QuadBlock*>(w)}};
+  const QuadRows<Quad> rows{{{static_cast<const QuadBlock*>(w)}}};
   if (n_tokens == 1)
     k_row_lanes_one_relaxed(n, rows, n_rows, static_cast<const block_q8_K*>(activations), out);
   else

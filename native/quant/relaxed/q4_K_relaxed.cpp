@@ -47,11 +47,7 @@ struct block_q4_Kx4 {
 };
 static_assert(sizeof(block_q4_Kx4) == 4 * sizeof(block_q4_K), "a quad takes its rows' bytes");
 
-struct Q4_KQuad {
-  const block_q4_Kx4* x;
-  const uint8_t* scales(int r, int64_t i) const { return x[i].scales[r]; }
-  uint16_t d(int r, int64_t i) const { return x[i].d[r]; }
-  uint16_t dmin(int r, int64_t i) const { return x[i].dmin[r]; }
+struct Q4_KQuad : simd::KQuadScales<block_q4_Kx4> {
   template <int H>
   v128_t level(int64_t i, int p, int g) const {
     const v128_t v = wasm_v128_load(x[i].qs + 128 * p + 16 * g);

@@ -69,11 +69,7 @@ struct block_q5_Kx4 {
 };
 static_assert(sizeof(block_q5_Kx4) == 4 * sizeof(block_q5_K), "a quad takes its rows' bytes");
 
-struct Q5_KQuad {
-  const block_q5_Kx4* x;
-  const uint8_t* scales(int r, int64_t i) const { return x[i].scales[r]; }
-  uint16_t d(int r, int64_t i) const { return x[i].d[r]; }
-  uint16_t dmin(int r, int64_t i) const { return x[i].dmin[r]; }
+struct Q5_KQuad : simd::KQuadScales<block_q5_Kx4> {
   // Bit 2p + H of each byte of qh, as 16: by a mask where p is a variable
   // (one token's rolled loop; its shift count in a register ran at a quarter
   // of the speed), by bit_to_16's constant shifts where it is not.

@@ -110,12 +110,8 @@ std::vector<uint8_t> make_weights(GgmlType type, std::mt19937& rng, int64_t rows
 // The rows as a loaded model keeps them: in quads where this engine has a
 // kernel for them (WeightStore::repack_on_load). Returns whether they are.
 bool repack_as_loaded(GgmlType type, std::vector<uint8_t>& w, int64_t rows, int64_t cols) {
-  const QuantTraits& t = quant_traits(type);
-  if (!t.vec_dot_quads || rows % kTileRows != 0) return false;
-  const GgmlTypeInfo& info = ggml_type_info(type);
-  const uint64_t row_bytes = *ggml_nbytes(type, cols);
-  for (int64_t r = 0; r < rows; r += kTileRows)
-    pack_row_quad(t.quad_layout, info.type_size, cols / info.block_size, w.data() + r * row_bytes, row_bytes);
+  if (!quant_traits(type).vec_dot_quads || rows % kTileRows != 0) return false;
+  pack_row_quads(type, cols, rows, w.data());
   return true;
 }
 
@@ -229,7 +225,9 @@ int main(int argc, char** argv) {
       std::vector<uint8_t> act(*ggml_nbytes(t.vec_dot_type, kDim));
       quant_traits(t.vec_dot_type).from_float(x.data(), act.data(), kDim);
       std::vector<uint8_t> wide;
-      const bool use_wide = t.vec_dot_wide && t.wide_one_token;  // as matmul.cpp picks for one token
+      // As matmul.cpp picks for one token.
+      const bool use_wide = t.vec_dot_wide && (t.wide_one_token || quads);
+      const VecDotTileFn tile = quads ? t.vec_dot_quads : t.vec_dot_tile;
       if (use_wide) {
         wide.resize(wide_activation_bytes(t.wide_form, kDim));
         widen_activations(t.wide_form, act.data(), wide.data(), kDim);
@@ -237,20 +235,11 @@ int main(int argc, char** argv) {
       float sink = 0;
       const double secs = best_time([&] {
         for (int k = 0; k < 64; ++k) {
-          if (quads) {
+          if (use_wide && tile) {
             for (int r = 0; r < 32; r += kTileRows) {
               float out[kTileRows];
-              t.vec_dot_quads(kDim, mats.front().data() + r * row_bytes, static_cast<int64_t>(row_bytes), kTileRows,
-                              act.data(), 0, 1, out, 0);
-              sink += out[0];
-            }
-            continue;
-          }
-          if (use_wide && t.vec_dot_tile) {
-            for (int r = 0; r < 32; r += kTileRows) {
-              float out[kTileRows];
-              t.vec_dot_tile(kDim, mats.front().data() + r * row_bytes, static_cast<int64_t>(row_bytes), kTileRows,
-                             wide.data(), 0, 1, out, 0);
+              tile(kDim, mats.front().data() + r * row_bytes, static_cast<int64_t>(row_bytes), kTileRows, wide.data(), 0,
+                   1, out, 0);
               sink += out[0];
             }
             continue;

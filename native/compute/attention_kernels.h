@@ -39,8 +39,8 @@ struct AttentionKernels {
 
   static constexpr uint32_t kKeyBlock = 8;
   // s[r][j] = sum over i in order of q[r][i] * key(slot0 + j, i), j < n. The
-  // SIMD kernels read the whole blocks around those slots and one more
-  // (the cache's padding or other slots) and write nothing past s[r][n - 1].
+  // SIMD kernels read the whole blocks around those slots and write nothing
+  // past s[r][n - 1].
   // Q8_0: k is the first row, slot0 the first slot's row, q[r] points to the
   // query's blocks; a score is the sum over blocks in order of
   // float(integer dot) * (d_k * d_q).

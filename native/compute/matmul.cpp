@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "compute/touch_lines.h"
 #include "core/error.h"
 #include "quant/quant_traits.h"
 #include "quant/quant_types.h"
@@ -18,12 +19,8 @@ namespace {
 // balance threads.
 constexpr int64_t kRowsPerTask = 64;
 static_assert(kRowsPerTask % kTileRows == 0, "tasks start at a row quad");
-// Rows whose cache lines are touched (one load per 64 bytes) a group ahead
-// of the kernels, where the tuner says so. Decoding reads every weight once:
-// where memory latency is long and the hardware prefetcher weak (measured on
-// a 2-core VM: the SIMD-128 Q4_0 kernel at 3.4 GB/s from memory against 8.2
-// in cache), the kernels' own loads are too few in flight to stream the
-// weights; a burst of plain loads over the next group is.
+// Rows whose cache lines are touched (touch_lines.h) a group ahead of the
+// kernels, where the tuner says so: decoding reads every weight once.
 constexpr int64_t kTouchRows = 16;
 static_assert(kTouchRows % kTileRows == 0, "a tile's rows are touched in one burst");
 // Tokens per inner tile in matmul: their activations stay in L1/L2 while a
@@ -54,13 +51,12 @@ void round_through(const QuantTraits& rt, float* row, int64_t cols) {
   }
 }
 
-// Loads one byte of every cache line of rows [from, from + kTouchRows) (those
-// that exist), so that they are in cache when the kernels get there.
+// Touches rows [from, from + kTouchRows) (those that exist), so that they are
+// in cache when the kernels get there.
 void touch_rows(const WeightMatrix& w, int64_t from) {
   if (from >= w.rows) return;
-  const auto* p = static_cast<const volatile uint8_t*>(w.data) + from * w.row_bytes;
-  const uint64_t bytes = std::min<int64_t>(kTouchRows, w.rows - from) * w.row_bytes;
-  for (uint64_t b = 0; b < bytes; b += 64) (void)p[b];
+  touch_lines(static_cast<const uint8_t*>(w.data) + from * w.row_bytes,
+              std::min<int64_t>(kTouchRows, w.rows - from) * w.row_bytes);
 }
 
 // Rows [r0, r1) of w for all n_tokens, touching rows ahead if `touch`. The

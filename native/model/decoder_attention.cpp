@@ -72,28 +72,31 @@ class LayerAttention {
   }
 
   // Chunks [c0, c1) (relative to the set's first): scores of every row, and
-  // their maxima per chunk.
+  // their maxima per chunk. The kernels run over all the chunks at once: a
+  // score does not depend on its chunk, and long calls let them read the
+  // keys in several streams (attention_kernels.cpp).
   void scores(RowSet& set, uint64_t c0, uint64_t c1) {
+    if (c0 >= c1) return;
+    for_segments(chunk_begin(set, c0), chunk_end(set, c1 - 1), [&](uint32_t sa, uint32_t sb) {
+      for (int r0 = 0; r0 < set.n; r0 += AttentionKernels::kMaxRows) {
+        const int nr = std::min(AttentionKernels::kMaxRows, set.n - r0);
+        uint32_t ua = sb, ub = sa;  // the block's rows' positions in this segment
+        for (int r = r0; r < r0 + nr; ++r) {
+          ua = std::min(ua, std::max(sa, set.rows[r].first));
+          ub = std::max(ub, std::min(sb, set.rows[r].end));
+        }
+        if (ua >= ub) continue;
+        const float* q[AttentionKernels::kMaxRows];
+        float* s[AttentionKernels::kMaxRows];
+        for (int r = 0; r < nr; ++r) {
+          q[r] = buf_.query(set.rows[r0 + r].buf);
+          s[r] = buf_.scores(set.rows[r0 + r].buf) + (ua - set.lo);
+        }
+        kernels_.scores(keys(set.kvh), ua % cap_, q, nr, ub - ua, s);
+      }
+    });
     for (uint64_t c = c0; c < c1; ++c) {
       const uint32_t a = chunk_begin(set, c), b = chunk_end(set, c);
-      for_segments(a, b, [&](uint32_t sa, uint32_t sb) {
-        for (int r0 = 0; r0 < set.n; r0 += AttentionKernels::kMaxRows) {
-          const int nr = std::min(AttentionKernels::kMaxRows, set.n - r0);
-          uint32_t ua = sb, ub = sa;  // the block's rows' positions in this segment
-          for (int r = r0; r < r0 + nr; ++r) {
-            ua = std::min(ua, std::max(sa, set.rows[r].first));
-            ub = std::max(ub, std::min(sb, set.rows[r].end));
-          }
-          if (ua >= ub) continue;
-          const float* q[AttentionKernels::kMaxRows];
-          float* s[AttentionKernels::kMaxRows];
-          for (int r = 0; r < nr; ++r) {
-            q[r] = buf_.query(set.rows[r0 + r].buf);
-            s[r] = buf_.scores(set.rows[r0 + r].buf) + (ua - set.lo);
-          }
-          kernels_.scores(keys(set.kvh), ua % cap_, q, nr, ub - ua, s);
-        }
-      });
       for (int r = 0; r < set.n; ++r) {
         const QueryRow& row = set.rows[r];
         float* s = buf_.scores(row.buf) - set.lo;

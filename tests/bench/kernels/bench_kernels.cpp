@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/attention_kernels.h"
 #include "compute/matmul.h"
 #include "core/ggml_type.h"
 #include "quant/wide_activations.h"
@@ -157,11 +158,63 @@ int matmul_only(char** argv) {
   return 0;
 }
 
+// `--attention HEAD_DIM SLOTS ROWS [F16|F32 [cache]]`: one decoding step's
+// attention kernels over a KV head of SLOTS positions (keys in the cache's
+// blocks of 8 slots, values by slot), ROWS query heads sharing it, cycled
+// through copies totalling >= 256 MB so they stream from memory (`cache`:
+// two copies): GB/s of key and of value bytes, each kernel alone.
+int attention_only(char** argv) {
+  const int hd = std::atoi(argv[0]);
+  const uint32_t slots = static_cast<uint32_t>(std::atoll(argv[1]));
+  const int rows = std::atoi(argv[2]);
+  const std::string element = argv[3] ? argv[3] : "F16";
+  const bool in_cache = argv[3] && argv[4] && std::string(argv[4]) == "cache";
+  if (hd <= 0 || hd % 8 != 0 || slots == 0 || slots % AttentionKernels::kKeyBlock != 0 || rows < 1 ||
+      rows > AttentionKernels::kMaxRows || (element != "F16" && element != "F32"))
+    return std::fprintf(stderr, "--attention HEAD_DIM (a multiple of 8) SLOTS (of 8) ROWS (1-4) [F16|F32]\n"), 2;
+  const bool f16 = element == "F16";
+  const AttentionKernels kernels{f16 ? KvElement::F16Raw : KvElement::F32, true, hd};
+  const size_t esize = f16 ? 2 : 4;
+  const uint64_t head_bytes = uint64_t(slots) * hd * esize;
+  const size_t copies = in_cache ? 2 : std::max<size_t>(2, kStreamBytes / head_bytes);
+  std::mt19937 rng(42);
+  std::normal_distribution<float> dist(0.f, 1.f);
+  std::vector<std::vector<uint8_t>> heads(copies, std::vector<uint8_t>(head_bytes + 16 * hd * esize));
+  for (auto& h : heads)
+    for (size_t i = 0; i < h.size() / esize; ++i) {
+      const float v = dist(rng);
+      if (f16) reinterpret_cast<uint16_t*>(h.data())[i] = fp32_to_fp16(v);
+      else reinterpret_cast<float*>(h.data())[i] = v;
+    }
+  std::vector<std::vector<float>> q(rows, std::vector<float>(hd)), s(rows, std::vector<float>(slots + 16)),
+      acc(rows, std::vector<float>(hd));
+  const float* qp[AttentionKernels::kMaxRows];
+  float* sp[AttentionKernels::kMaxRows];
+  float* ap[AttentionKernels::kMaxRows];
+  for (int r = 0; r < rows; ++r) {
+    for (auto& v : q[r]) v = dist(rng) * (f16 ? kF16RawFactor : 1.0f);
+    for (uint32_t j = 0; j < slots; ++j) s[r][j] = 1.0f / slots * (f16 ? kF16RawFactor : 1.0f);
+    qp[r] = q[r].data(), sp[r] = s[r].data(), ap[r] = acc[r].data();
+  }
+  const double t_scores = best_time([&] {
+    for (auto& h : heads) kernels.scores(h.data(), 0, qp, rows, slots, sp);
+  }, 1.0) / copies;
+  for (int r = 0; r < rows; ++r)
+    for (uint32_t j = 0; j < slots; ++j) s[r][j] = 1.0f / slots * (f16 ? kF16RawFactor : 1.0f);
+  const double t_values = best_time([&] {
+    for (auto& h : heads) kernels.values(h.data(), hd, sp, rows, slots, ap);
+  }, 1.0) / copies;
+  std::printf("attention %s%s, head dim %d, %u slots, %d rows: scores %.3f ms (%.1f GB/s), values %.3f ms (%.1f GB/s)\n",
+              element.c_str(), in_cache ? " in cache" : "", hd, slots, rows, t_scores * 1e3, head_bytes / t_scores / 1e9, t_values * 1e3,
+              head_bytes / t_values / 1e9);
+  return 0;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc >= 6 && std::string(argv[1]) == "--matmul") return matmul_only(argv + 2);
+  if (argc >= 5 && std::string(argv[1]) == "--attention") return attention_only(argv + 2);
   // Optional arguments: the type names to run (default: all).
   std::vector<std::string> only(argv + 1, argv + argc);
   std::printf("wasmlm kernel benchmark (wasm SIMD-128%s in %s; %lld x %lld weights, GB/s of weight bytes)\n\n",

@@ -1,8 +1,10 @@
 #include "compute/attention_kernels.h"
 
+#include <algorithm>
 #include <limits>
 #include <type_traits>
 
+#include "compute/exp_poly.h"
 #include "compute/touch_lines.h"
 #include "quant/blocks.h"
 #include "quant/fp16.h"
@@ -307,6 +309,35 @@ float scale_scores(float* s, uint32_t n, float scale, bool simd) {
     m = max(m, s[j]);
   }
   return m;
+}
+
+double exp_scores(float* s, uint32_t n, float max, bool simd) {
+  constexpr float kLowest = -87.0f;
+  double sum = 0;
+  uint32_t j = 0;
+#ifdef __wasm_simd128__
+  if (simd) {
+    const v128_t m = wasm_f32x4_splat(max), lowest = wasm_f32x4_splat(kLowest);
+    for (; j + 4 <= n; j += 4) {
+      const v128_t x = wasm_f32x4_sub(wasm_v128_load(s + j), m);
+      // max (not pmax): NaN stays NaN
+      const v128_t e = wasm_v128_andnot(exp_poly_f32x4(wasm_f32x4_max(x, lowest)), wasm_f32x4_lt(x, lowest));
+      wasm_v128_store(s + j, e);
+      sum += s[j];
+      sum += s[j + 1];
+      sum += s[j + 2];
+      sum += s[j + 3];
+    }
+  }
+#else
+  (void)simd;
+#endif
+  for (; j < n; ++j) {
+    const float x = s[j] - max;
+    s[j] = x < kLowest ? 0.0f : exp_poly_f32(std::max(x, kLowest));
+    sum += s[j];
+  }
+  return sum;
 }
 
 void round_weights_to_f16(float* w, uint32_t n, float factor, bool simd) {

@@ -53,6 +53,11 @@ struct AttentionKernels {
 // s[j] *= scale for j < n; returns the largest (NaN if any is NaN).
 float scale_scores(float* s, uint32_t n, float scale, bool simd);
 
+// s[j] = e^(s[j] - max) for j < n, from exp_poly.h (the same bits in scalar
+// and SIMD code), 0 where s[j] - max < -87 (e^-87 is 1.6e-38); returns their
+// sum in double, added in order.
+double exp_scores(float* s, uint32_t n, float max, bool simd);
+
 // w[j] = fp16_to_fp32(fp32_to_fp16(w[j])) * factor, for w[j] in [0, 1]
 // (attention weights, which an F16 cache rounds to F16 as llama.cpp does).
 void round_weights_to_f16(float* w, uint32_t n, float factor, bool simd);

@@ -6,7 +6,7 @@
 // token-by-token decoding and any number of threads give the same bits.
 // Keys fall in chunks of kChunk positions; for each query row,
 //   s_j = scale * (q . k_j), soft-capped where the architecture caps
-//   e_j = exp(s_j - max s); L = sum over chunks of (sum over the chunk of e_j)
+//   e_j = exp(s_j - max s) (exp_poly.h); L = sum over chunks of (sum over the chunk of e_j)
 //   w_j = e_j / L, rounded to F16 with an F16 cache (llama.cpp's F16 KQ)
 //   out = sum over chunks of (sum over the chunk of w_j v_j)
 // every sum in position order.
@@ -115,12 +115,8 @@ class LayerAttention {
       const float m = row_max(set, row);
       float* s = buf_.scores(row.buf) - set.lo;
       for (uint64_t c = c0; c < c1; ++c) {
-        double sum = 0;
-        for (uint32_t p = std::max(chunk_begin(set, c), row.first); p < std::min(chunk_end(set, c), row.end); ++p) {
-          s[p] = std::exp(s[p] - m);
-          sum += s[p];
-        }
-        buf_.chunk_sum(row.buf)[c] = sum;
+        const uint32_t a = std::max(chunk_begin(set, c), row.first), b = std::min(chunk_end(set, c), row.end);
+        buf_.chunk_sum(row.buf)[c] = a < b ? exp_scores(s + a, b - a, m, kernels_.simd) : 0.0;
       }
     }
   }

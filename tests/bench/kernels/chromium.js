@@ -5,6 +5,7 @@
 // loads that copy there. Arguments as for the Node run (see run.sh).
 //
 //   node tests/bench/kernels/chromium.js [TYPE ...] | [--matmul TYPE ROWS COLS TOKENS [THREADS]]
+//     | [--attention HEAD_DIM SLOTS ROWS [F16|F32 [cache]]]
 //
 // WASMLM_KERNELS_DIR: another build's copy under the repository (default
 // build-wasm/relaxed), e.g. to compare two builds in one session.

@@ -2,6 +2,7 @@
 # Prints the kernel benchmark table (see bench_kernels.cpp). Builds first.
 #   bash tests/bench/kernels/run.sh [--relaxed | --chromium] [TYPE ...]
 #   bash tests/bench/kernels/run.sh [--relaxed | --chromium] --matmul TYPE ROWS COLS TOKENS [THREADS]
+#   bash tests/bench/kernels/run.sh [--relaxed | --chromium] --attention HEAD_DIM SLOTS ROWS [F16|F32 [cache]]
 # --relaxed: the relaxed-SIMD copy of the benchmark (the kernels Chromium
 # runs), under Node with --experimental-wasm-relaxed-simd.
 # --chromium: that copy in headless Chromium, whose newer V8 is what users

@@ -312,16 +312,19 @@ float scale_scores(float* s, uint32_t n, float scale, bool simd) {
 }
 
 double exp_scores(float* s, uint32_t n, float max, bool simd) {
-  constexpr float kLowest = -87.0f;
+  // exp_poly's range; above it only scores past their maximum (non-finite
+  // ones) fall, and are taken as its end
+  constexpr float kLowest = -87.0f, kHighest = 87.0f;
   double sum = 0;
   uint32_t j = 0;
 #ifdef __wasm_simd128__
   if (simd) {
-    const v128_t m = wasm_f32x4_splat(max), lowest = wasm_f32x4_splat(kLowest);
+    const v128_t m = wasm_f32x4_splat(max), lowest = wasm_f32x4_splat(kLowest), highest = wasm_f32x4_splat(kHighest);
     for (; j + 4 <= n; j += 4) {
       const v128_t x = wasm_f32x4_sub(wasm_v128_load(s + j), m);
-      // max (not pmax): NaN stays NaN
-      const v128_t e = wasm_v128_andnot(exp_poly_f32x4(wasm_f32x4_max(x, lowest)), wasm_f32x4_lt(x, lowest));
+      // min/max (not pmin/pmax): NaN stays NaN
+      const v128_t in_range = wasm_f32x4_min(wasm_f32x4_max(x, lowest), highest);
+      const v128_t e = wasm_v128_andnot(exp_poly_f32x4(in_range), wasm_f32x4_lt(x, lowest));
       wasm_v128_store(s + j, e);
       sum += s[j];
       sum += s[j + 1];
@@ -334,7 +337,7 @@ double exp_scores(float* s, uint32_t n, float max, bool simd) {
 #endif
   for (; j < n; ++j) {
     const float x = s[j] - max;
-    s[j] = x < kLowest ? 0.0f : exp_poly_f32(std::max(x, kLowest));
+    s[j] = x < kLowest ? 0.0f : exp_poly_f32(std::min(std::max(x, kLowest), kHighest));
     sum += s[j];
   }
   return sum;

@@ -54,8 +54,9 @@ struct AttentionKernels {
 float scale_scores(float* s, uint32_t n, float scale, bool simd);
 
 // s[j] = e^(s[j] - max) for j < n, from exp_poly.h (the same bits in scalar
-// and SIMD code), 0 where s[j] - max < -87 (e^-87 is 1.6e-38); returns their
-// sum in double, added in order.
+// and SIMD code), 0 where s[j] - max < -87 (e^-87 is 1.6e-38), e^87 where
+// it is above 87 (only non-finite scores); returns their sum in double,
+// added in order.
 double exp_scores(float* s, uint32_t n, float max, bool simd);
 
 // w[j] = fp16_to_fp32(fp32_to_fp16(w[j])) * factor, for w[j] in [0, 1]

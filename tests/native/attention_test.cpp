@@ -233,16 +233,20 @@ TEST(AttentionKernels, WeightsRoundToF16AsTheScalarConversion) {
 TEST(AttentionKernels, ExponentialsAreTheScalarTwinsBitsWithinTwoUlpOfExp) {
   std::mt19937 rng(11);
   std::vector<float> s;
-  for (float x : {0.0f, -1e-30f, -0.5f, -86.9f, -87.0f, -87.01f, -100.0f, -INFINITY}) s.push_back(x);
+  for (float x : {0.0f, -1e-30f, -0.5f, -86.9f, -87.0f, -87.01f, -100.0f, -INFINITY, 90.0f, INFINITY}) s.push_back(x);
   std::uniform_real_distribution<float> wide(-90.0f, 0.0f), near(-4.0f, 0.0f);
   for (int i = 0; i < 20000; ++i) s.push_back(i % 2 ? wide(rng) : near(rng));
   for (float max : {0.0f, 3.5f, -2.0f}) {
     std::vector<float> shifted = s;
     for (float& x : shifted) x += max;
     std::vector<float> a = shifted, b = shifted;
-    // 3 values past the last multiple of 4: the SIMD kernel's scalar tail
+    // a tail past the last multiple of 4: the SIMD kernel's scalar loop
     const uint32_t n = static_cast<uint32_t>(s.size()) - 1;
     const double sum_simd = exp_scores(a.data(), n, max, true), sum_scalar = exp_scores(b.data(), n, max, false);
+    float e87 = 87.0f + max;
+    exp_scores(&e87, 1, max, false);
+    ASSERT_TRUE(std::isfinite(e87));
+    ASSERT_LE(std::fabs(e87 - std::exp(87.0f)), 2 * (std::nextafter(std::exp(87.0f), INFINITY) - std::exp(87.0f)));
     ASSERT_EQ(sum_simd, sum_scalar);
     double sum = 0;
     for (uint32_t j = 0; j < n; ++j) {
@@ -251,6 +255,8 @@ TEST(AttentionKernels, ExponentialsAreTheScalarTwinsBitsWithinTwoUlpOfExp) {
       const float x = shifted[j] - max, want = std::exp(x);
       if (x < -87.0f) {
         ASSERT_EQ(b[j], 0.0f) << x;
+      } else if (x > 87.0f) {  // past the maximum: only non-finite scores
+        ASSERT_EQ(b[j], e87) << x;
       } else {
         ASSERT_LE(std::fabs(b[j] - want), 2 * (std::nextafter(want, INFINITY) - want)) << x;
       }

@@ -150,11 +150,14 @@ struct Table {
         t.wide_form = WideForm::Q8_KAsIs;
         t.wide_tokens = kMaxWideTokens;
       }
-      // Q4_K and Q5_K rows in quads where the dot-add is one instruction:
-      // their one-token kernels then stream 1.28x (Q4_K) and 1.23x (Q5_K) the
-      // rows' from memory (Chromium, Zen 5); prompts as fast or faster.
+      // Q4_0, Q4_K and Q5_K rows in quads where the dot-add is one
+      // instruction: their one-token kernels then stream 1.28x (Q4_K) and
+      // 1.23x (Q5_K) the rows' from memory (Chromium, Zen 5); prompts as
+      // fast or faster.
       if (relaxed_dot_add_one_instruction()) {
         constexpr QuadField kD{2, 2}, kScales{K_SCALE_SIZE, K_SCALE_SIZE}, kQh{QK_K / 8, 4}, kQs{QK_K / 2, 4};
+        rows[static_cast<int>(GgmlType::Q4_0)].quad_layout = {2, {kD, {QK4_0 / 2, 4}}};  // d, qs
+        rows[static_cast<int>(GgmlType::Q4_0)].vec_dot_quads = vec_dot_q4_0_q8_0g_quads_relaxed;
         rows[static_cast<int>(GgmlType::Q4_K)].quad_layout = {4, {kD, kD, kScales, kQs}};  // d, dmin, scales, qs
         rows[static_cast<int>(GgmlType::Q4_K)].vec_dot_quads = vec_dot_q4_K_q8_K_quads_relaxed;
         rows[static_cast<int>(GgmlType::Q5_K)].quad_layout = {5, {kD, kD, kScales, kQh, kQs}};

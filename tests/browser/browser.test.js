@@ -119,9 +119,10 @@ describeWithChromium('in Chromium', () => {
   // Chromium validates relaxed SIMD, so it gets the relaxed copy of the
   // build; its kernels give the same bits as the SIMD-128 ones Node runs.
   // There (x86 with AVX-VNNI, as the CI machines) the dot-add is one
-  // instruction, so the Q4_K and Q5_K matrices are repacked into row quads on
-  // load, token_embd (looked up by rows) excepted; in Node they stay in rows.
-  test.each([['a plain', 'single-threaded'], ['an isolated', 'pthreads']])('on %s page the relaxed-SIMD %s build generates the greedy tokens of the SIMD-128 engine in Node (K-quant and 4-bit files; Q4_K and Q5_K in row quads)', async (kind, build) => {
+  // instruction, so the Q4_0, Q4_K and Q5_K matrices are repacked into row
+  // quads on load, token_embd (looked up by rows) excepted; in Node they stay
+  // in rows.
+  test.each([['a plain', 'single-threaded'], ['an isolated', 'pthreads']])('on %s page the relaxed-SIMD %s build generates the greedy tokens of the SIMD-128 engine in Node (K-quant and 4-bit files; Q4_0, Q4_K and Q5_K in row quads)', async (kind, build) => {
     const { inspect, openModel, releaseWasmModules, relaxedSimdAvailable } = await import('../../web/src/index.js');
     expect(relaxedSimdAvailable()).toBe(false); // Node 20 without --experimental-wasm-relaxed-simd
     const files = ['synth-kq/synth-kq-pure-Q4_K.gguf', 'synth-kq/synth-kq-pure-Q5_K.gguf', 'synth-kq/synth-kq-Q6_K.gguf', 'synth-kq/synth-kq-pure-Q4_0.gguf'];
@@ -132,11 +133,11 @@ describeWithChromium('in Chromium', () => {
       const { tokens } = await model.complete(prompt, { temperature: 0, maxTokens: 16, ignoreEos: true });
       expect(model.describe().rowQuads).toBe(0);
       model.dispose();
-      const matrices = (await inspect(testdataPath(file))).tensors.filter((t) => ['Q4_K', 'Q5_K'].includes(t.type)
+      const matrices = (await inspect(testdataPath(file))).tensors.filter((t) => ['Q4_0', 'Q4_K', 'Q5_K'].includes(t.type)
         && /^(output|blk\.\d+\.(attn_(q|k|v|qkv|output)|ffn_(gate|up|down)))\.weight$/.test(t.name));
       expected.push({ tokens, rowQuads: matrices.length });
     }
-    expect(expected.map((e) => e.rowQuads)).toEqual([1 + 7 * 2, 1 + 7 * 2, 0, 0]); // output and the 7 matrices of both layers
+    expect(expected.map((e) => e.rowQuads)).toEqual([1 + 7 * 2, 1 + 7 * 2, 0, 1 + 7 * 2]); // output and the 7 matrices of both layers
     await releaseWasmModules();
     await page.goto(`${(kind === 'a plain' ? plain : isolated).url}/tests/browser/fixtures/blank.html`);
     const results = await page.evaluate(async ({ urls, prompt }) => {

@@ -252,13 +252,15 @@ TEST(SimdKernels, EveryTileGivesEachRowTheBitsOfThatRowAlone) {
 
 // Row quads (row_quads.h): packing 4 rows and unpacking the quad gives
 // them back, and the quad kernel gives each row, for every token count, the
-// bits of the scalar reference (the types with quads are integer-exact).
-TEST(SimdKernels, EveryRowQuadGivesEachRowTheReferenceBits) {
+// bits of vec_dot_wide for that row and token alone (a matrix in quads
+// gives the logits of one in rows), which are the scalar reference's for the
+// integer-exact types. 160: a partial last group of 32-weight blocks.
+TEST(SimdKernels, EveryRowQuadGivesEachRowTheBitsOfThatRowAlone) {
   std::mt19937 rng(11);
   const int checked = for_each_type([](const QuantTraits& t) { return t.vec_dot_quads != nullptr; },
                                     [&](const GgmlTypeInfo& info, const QuantTraits& t) {
-    ASSERT_TRUE(integer_exact(info.type) && t.vec_dot_wide);
-    for (int64_t n : {256, 768, 4096}) {
+    ASSERT_TRUE(t.vec_dot_wide);
+    for (int64_t n : {160, 256, 768, 4096}) {
       if (n % info.block_size) continue;
       const uint64_t row_bytes = *ggml_nbytes(info.type, n);
       const std::vector<uint8_t> w = random_rows(info.type, n, kTileRows, rng);
@@ -279,14 +281,19 @@ TEST(SimdKernels, EveryRowQuadGivesEachRowTheReferenceBits) {
           for (int r = 0; r < kTileRows; ++r) {
             SCOPED_TRACE(std::string(info.name) + " n=" + std::to_string(n) + " tokens=" + std::to_string(n_tokens) +
                          " token " + std::to_string(tok) + " row " + std::to_string(r));
-            EXPECT_EQ(out[tok * stride + r], t.vec_dot_ref(n, w.data() + r * row_bytes, a.token(tok)));
+            float alone;
+            t.vec_dot_wide(n, w.data() + r * row_bytes, a.wide.data() + tok * a.wide_bytes,
+                           static_cast<int64_t>(a.wide_bytes), 1, &alone, 0);
+            EXPECT_EQ(out[tok * stride + r], alone);
+            if (integer_exact(info.type))
+              EXPECT_EQ(out[tok * stride + r], t.vec_dot_ref(n, w.data() + r * row_bytes, a.token(tok)));
           }
           EXPECT_TRUE(std::isnan(out[tok * stride + kTileRows]));
         }
       }
     }
   });
-  EXPECT_EQ(checked, relaxed_simd_active() && relaxed_dot_add_one_instruction() ? 2 /*Q4_K, Q5_K*/ : 0);
+  EXPECT_EQ(checked, relaxed_simd_active() && relaxed_dot_add_one_instruction() ? 3 /*Q4_0, Q4_K, Q5_K*/ : 0);
 }
 
 // Matrix products over rows in quads give those of the rows as the file has
@@ -316,7 +323,7 @@ TEST(SimdKernels, MatmulOverRowQuadsGivesTheResultsOfTheRows) {
                              << (k == KernelChoice::Best ? " best kernels" : " reference kernels");
       }
   });
-  EXPECT_EQ(checked, relaxed_simd_active() && relaxed_dot_add_one_instruction() ? 2 /*Q4_K, Q5_K*/ : 0);
+  EXPECT_EQ(checked, relaxed_simd_active() && relaxed_dot_add_one_instruction() ? 3 /*Q4_0, Q4_K, Q5_K*/ : 0);
 }
 
 // MXFP4 rows whose scales take every exponent of a range, the two below the

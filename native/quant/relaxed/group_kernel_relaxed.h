@@ -260,16 +260,20 @@ struct RelaxedGroups {
   }
   static void tile_with(TileDots dots, int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
                         int64_t act_stride, int n_tokens, float* out, int64_t out_stride) {
-    if constexpr (!kDotAddOnly) {
-      if (dots == TileDots::kInt16) return tile_of<Column16>(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);
-    }
-    tile_of<Column>(n, w, row_bytes, n_rows, a, act_stride, n_tokens, out, out_stride);
-  }
-  template <typename ColumnT>
-  static void tile_of(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a, int64_t act_stride,
-                      int n_tokens, float* out, int64_t out_stride) {
     const Block* x[kTileRows];
     for (int r = 0; r < kTileRows; ++r) x[r] = tile_row<Block>(w, row_bytes, n_rows, r);
+    if constexpr (!kDotAddOnly) {
+      if (dots == TileDots::kInt16)
+        return tile_of<Column16>([&x](int64_t i, Column16& c) __attribute__((always_inline)) { load_column(x, i, c); },
+                                 n, n_rows, a, act_stride, n_tokens, out, out_stride);
+    }
+    tile_of<Column>([&x](int64_t i, Column& c) __attribute__((always_inline)) { load_column(x, i, c); }, n, n_rows, a,
+                    act_stride, n_tokens, out, out_stride);
+  }
+  // The tile's block i as a ColumnT: load(i, column).
+  template <typename ColumnT, typename Load>
+  static void tile_of(Load load, int64_t n, int n_rows, const void* a, int64_t act_stride, int n_tokens, float* out,
+                      int64_t out_stride) {
     const auto* act = static_cast<const uint8_t*>(a);
     v128_t part[kMaxWideTokens][4];  // token t's partial sums k, the rows in the lanes
     zero_fill(&part[0][0], 4 * n_tokens);
@@ -278,7 +282,7 @@ struct RelaxedGroups {
     // always_inline: clang outlined the k = 1..3 copies once the swizzle became asm.
     const auto column = [&](int64_t g, auto k) __attribute__((always_inline)) {
       ColumnT c;
-      load_column(x, 4 * g + k, c);
+      load(4 * g + k, c);
       for_tokens(n_tokens, act + g * sizeof(Act), act_stride, [&](int t, const uint8_t* y) {
         part[t][k] = add_column<k>(part[t][k], c, *reinterpret_cast<const Act*>(y));
       });
@@ -303,6 +307,65 @@ struct RelaxedGroups {
       const v128_t sum = wasm_f32x4_add(wasm_f32x4_add(part[t][0], part[t][2]), wasm_f32x4_add(part[t][1], part[t][3]));
       store_row_lanes(sum, n_rows, out + t * out_stride);
     }
+  }
+
+  // Rows in quads (row_quads.h; Levels::Quad, a block of the 4 rows: their
+  // scales, then their levels' bytes interleaved 4 at a time), read by
+  // Levels::quad_levels<H>(quad, g): lane r holds row r's levels of weights
+  // 16 H + 4 g .. + 3, as RowLanes::group[4 H + g] of the rows gathered.
+  template <typename Quad>
+  static void load_quad_column(const Quad& q, Column& c) {
+    for (int g = 0; g < 4; ++g) {
+      c.levels.group[g] = Levels::template quad_levels<0>(q, g);
+      c.levels.group[g + 4] = Levels::template quad_levels<1>(q, g);
+    }
+    c.d = lanes(Levels::quad_scale_at(q, 0), Levels::quad_scale_at(q, 1), Levels::quad_scale_at(q, 2),
+                Levels::quad_scale_at(q, 3));
+  }
+
+  // A row quad (QuantTraits::vec_dot_quads) against 1 to kMaxWideTokens
+  // tokens: each row and token the bits of dot() for that row alone, as the
+  // tiles give them. One token keeps its partial sums in registers, each
+  // block's integer dots in two chains of dot-adds straight from the quad.
+  template <typename Quad>
+  static void quads(int64_t n, const void* w, int n_rows, const void* a, int64_t act_stride, int n_tokens, float* out,
+                    int64_t out_stride) {
+    static_assert(!kHasMin, "quads of the offset types");
+    const auto* x = static_cast<const Quad*>(w);
+    if (n_tokens > 1)
+      return tile_of<Column>([x](int64_t i, Column& c) __attribute__((always_inline)) { load_quad_column(x[i], c); },
+                             n, n_rows, a, act_stride, n_tokens, out, out_stride);
+    const auto* y = static_cast<const Act*>(a);
+    v128_t part[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
+    const auto block = [&](const Quad& q, const Act& g, auto k) __attribute__((always_inline)) {
+      const int8_t* qs = g.qs + QK8_0 * k;
+      v128_t lo = wasm_i32x4_splat(0), hi = lo;
+      for (int j = 0; j < 4; ++j) {
+        lo = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(qs + 4 * j), Levels::template quad_levels<0>(q, j), lo);
+        hi = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(qs + 16 + 4 * j), Levels::template quad_levels<1>(q, j),
+                                         hi);
+      }
+      const v128_t d = lanes(Levels::quad_scale_at(q, 0), Levels::quad_scale_at(q, 1), Levels::quad_scale_at(q, 2),
+                             Levels::quad_scale_at(q, 3));
+      // add_column's float end
+      part[k] = float_end(part[k], wasm_i32x4_add(lo, hi), d, wasm_f32x4_splat(0), wasm_v128_load32_splat(&g.d[k]),
+                          opaque(wasm_v128_load32_splat(second_at(g, k))));
+    };
+    using K0 = std::integral_constant<int, 0>;
+    using K1 = std::integral_constant<int, 1>;
+    using K2 = std::integral_constant<int, 2>;
+    using K3 = std::integral_constant<int, 3>;
+    const int64_t nb = n / QK8_0, full = nb / 4, tail = nb % 4;
+    for (int64_t g = 0; g < full; ++g, x += 4, ++y) {
+      block(x[0], *y, K0{});
+      block(x[1], *y, K1{});
+      block(x[2], *y, K2{});
+      block(x[3], *y, K3{});
+    }
+    if (tail > 0) block(x[0], *y, K0{});
+    if (tail > 1) block(x[1], *y, K1{});
+    if (tail > 2) block(x[2], *y, K2{});
+    store_row_lanes(wasm_f32x4_add(wasm_f32x4_add(part[0], part[2]), wasm_f32x4_add(part[1], part[3])), n_rows, out);
   }
 
   // One row (QuantTraits::vec_dot_wide): one token through its groups,

@@ -42,6 +42,21 @@ struct Q4_0Levels {
   static constexpr int kMaxLevel = 15;
   static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles(b.qs, lo, hi); }
   static const float* scale_at(const Block& b) { return kFp16Table + b.d; }
+
+  // Rows in quads (QuantTraits::quad_layout): the 4 rows' d, then their qs
+  // interleaved 4 bytes at a time, so that 16 bytes hold the 4 rows' nibbles
+  // of the same 4 weights (low) and of the 4 sixteen places on (high).
+  struct Quad {
+    uint16_t d[kTileRows];
+    uint8_t qs[kTileRows * QK4_0 / 2];
+  };
+  static_assert(sizeof(Quad) == kTileRows * sizeof(block_q4_0), "a quad takes its rows' bytes");
+  template <int H>
+  static v128_t quad_levels(const Quad& q, int g) {
+    const v128_t v = wasm_v128_load(q.qs + 16 * g);
+    return H ? simd::high_nibbles(v) : wasm_v128_and(v, wasm_i8x16_splat(0x0F));
+  }
+  static const float* quad_scale_at(const Quad& q, int r) { return kFp16Table + q.d[r]; }
 };
 
 struct Q5_0Levels {
@@ -115,6 +130,11 @@ WASMLM_DEFINE_RELAXED_GROUP_DOT(q4_1_q8_1g, Q4_1Levels)
 WASMLM_DEFINE_RELAXED_GROUP_DOT(mxfp4_q8_0g, MxFp4Levels)
 WASMLM_DEFINE_RELAXED_GROUP_DOT(q8_0_q8_0g, Q8_0Levels)
 #undef WASMLM_DEFINE_RELAXED_GROUP_DOT
+
+void vec_dot_q4_0_q8_0g_quads_relaxed(int64_t n, const void* w, int64_t, int n_rows, const void* a, int64_t act_stride,
+                                      int n_tokens, float* out, int64_t out_stride) {
+  simd::RelaxedGroups<Q4_0Levels>::quads<Q4_0Levels::Quad>(n, w, n_rows, a, act_stride, n_tokens, out, out_stride);
+}
 
 }  // namespace wasmlm
 #endif

@@ -51,8 +51,11 @@ void vec_dot_q4_K_q8_K_tile_relaxed(int64_t n, const void* w, int64_t row_bytes,
                                     int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
 void vec_dot_q5_K_q8_K_tile_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
                                     int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
-// Q4_K, Q5_K: a row quad (QuantTraits::vec_dot_quads; row_bytes unused)
-// against 1 to kMaxWideTokens tokens, each row the bits of the kernels above.
+// Q4_0, Q4_K, Q5_K: a row quad (QuantTraits::vec_dot_quads; row_bytes
+// unused) against 1 to kMaxWideTokens tokens, each row the bits of its
+// type's kernels for rows (Q4_0: the group kernel's, below).
+void vec_dot_q4_0_q8_0g_quads_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
+                                      int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
 void vec_dot_q4_K_q8_K_quads_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
                                      int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
 void vec_dot_q5_K_q8_K_quads_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,

@@ -25,6 +25,36 @@ void pack_k_scales(const float scales[8], const float mins[8], float inv_scale, 
   }
 }
 
+void pack_k_scale_bytes(const uint8_t scales_mins[16], uint8_t packed[12]) {
+  for (int j = 0; j < 4; ++j) {
+    const uint8_t s_hi = scales_mins[j + 4], m_hi = scales_mins[j + 12];
+    packed[j] = static_cast<uint8_t>(scales_mins[j] | (s_hi >> 4) << 6);
+    packed[j + 4] = static_cast<uint8_t>(scales_mins[j + 8] | (m_hi >> 4) << 6);
+    packed[j + 8] = static_cast<uint8_t>((s_hi & 0xF) | (m_hi & 0xF) << 4);
+  }
+}
+
+void encode_k_scale_quad(const uint8_t* const* rows, uint8_t* quad) {
+  for (int r = 0; r < 4; ++r) {
+    uint8_t sm[16];
+    unpack_k_scales(rows[r], sm);
+    for (int j = 0; j < 8; ++j) quad[4 * j + r] = static_cast<uint8_t>(sm[j] | (sm[8 + j] >> 4) << 6);
+    for (int k = 0; k < 4; ++k) quad[32 + 4 * k + r] = static_cast<uint8_t>((sm[8 + 2 * k] & 0xF) | (sm[9 + 2 * k] & 0xF) << 4);
+  }
+}
+
+void decode_k_scale_quad(const uint8_t* quad, uint8_t* const* rows) {
+  for (int r = 0; r < 4; ++r) {
+    uint8_t sm[16];
+    for (int j = 0; j < 8; ++j) {
+      const uint8_t low = quad[32 + 4 * (j / 2) + r];
+      sm[j] = quad[4 * j + r] & 63;
+      sm[8 + j] = static_cast<uint8_t>((quad[4 * j + r] >> 6) << 4 | (j % 2 ? low >> 4 : low & 0xF));
+    }
+    pack_k_scale_bytes(sm, rows[r]);
+  }
+}
+
 void requantize_k_levels(const float* x, const uint8_t packed[12], float d, float dmin, int nmax, uint8_t* L) {
   for (int j = 0; j < QK_K / 32; ++j) {
     uint8_t sc, m;

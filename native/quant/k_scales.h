@@ -38,6 +38,19 @@ inline void unpack_k_scales(const uint8_t packed[12], uint8_t out[16]) {
   std::memcpy(out, u, 16);
 }
 
+// The inverse of unpack_k_scales: 8 scales and 8 mins (6 bits each) into
+// the 12-byte layout.
+void pack_k_scale_bytes(const uint8_t scales_mins[16], uint8_t packed[12]);
+
+// Row quads of Q4_K and Q5_K (row_quads.h): the 4 rows' 12-byte scale
+// fields as 48 bytes from which the row-lanes kernels take the 4 rows'
+// scales and mins in a few vector operations (k_pair_relaxed.h). Byte
+// 4 j + r (j = 0..7): row r's scale of sub-block j, bits 4-5 of its min in
+// bits 6-7; byte 32 + 4 k + r: the low 4 bits of row r's mins of sub-blocks
+// 2 k (low nibble) and 2 k + 1 (high).
+void encode_k_scale_quad(const uint8_t* const* rows, uint8_t* quad);
+void decode_k_scale_quad(const uint8_t* quad, uint8_t* const* rows);
+
 #ifdef __wasm_simd128__
 // unpack_k_scales in one vector: bytes 0..7 the scales, 8..15 the mins.
 // Reads 16 bytes at `packed` (the 12 plus 4 of what follows in the block).

@@ -3,6 +3,7 @@
 #include <initializer_list>
 
 #include "quant/blocks.h"
+#include "quant/k_scales.h"
 #include "quant/quant_types.h"
 #include "quant/relaxed/relaxed_kernels.h"
 #include "quant/relaxed/relaxed_simd.h"
@@ -155,7 +156,7 @@ struct Table {
       // 1.23x (Q5_K) the rows' from memory (Chromium, Zen 5); prompts as
       // fast or faster.
       if (relaxed_dot_add_one_instruction()) {
-        constexpr QuadField kD{2, 2}, kScales{K_SCALE_SIZE, K_SCALE_SIZE}, kQh{QK_K / 8, 4}, kQs{QK_K / 2, 4};
+        constexpr QuadField kD{2, 2}, kScales{K_SCALE_SIZE, 0, encode_k_scale_quad, decode_k_scale_quad}, kQh{QK_K / 8, 4}, kQs{QK_K / 2, 4};
         rows[static_cast<int>(GgmlType::Q4_0)].quad_layout = {2, {kD, {QK4_0 / 2, 4}}};  // d, qs
         rows[static_cast<int>(GgmlType::Q4_0)].vec_dot_quads = vec_dot_q4_0_q8_0g_quads_relaxed;
         rows[static_cast<int>(GgmlType::Q4_K)].quad_layout = {4, {kD, kD, kScales, kQs}};  // d, dmin, scales, qs

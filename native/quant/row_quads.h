@@ -4,6 +4,8 @@
 // the levels and the group 4 bytes, one 16-byte load holds the 4 rows'
 // levels of the same 4 weights: the operand of a dot-add whose lanes are the
 // rows (row_lanes_relaxed.h), with nothing to interleave or reduce per token.
+// A field may have a codec of its own instead (the K-quants' 6-bit scales:
+// k_scales.h), into a form its kernel unpacks for the 4 rows at once.
 // A quad takes the bytes of its 4 rows, in the same place.
 #pragma once
 
@@ -15,7 +17,11 @@ namespace wasmlm {
 
 struct QuadField {
   uint16_t size;   // bytes per row and block
-  uint16_t group;  // bytes of one row before the next row's; divides size
+  uint16_t group;  // bytes of one row before the next row's; divides size (0: a codec)
+  // group 0: the 4 rows' fields (size bytes each) rewritten into the quad's
+  // 4 * size bytes, and back, by the field's own codec.
+  void (*encode)(const uint8_t* const* rows, uint8_t* quad) = nullptr;
+  void (*decode)(const uint8_t* quad, uint8_t* const* rows) = nullptr;
 };
 
 // A type's quad layout: its block's fields in order (n_fields == 0: none).

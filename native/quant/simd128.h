@@ -37,6 +37,15 @@ inline v128_t iq_grid_quad(const uint32_t* grid, const uint16_t* off, int g) {
   return wasm_v128_load32_lane(bytes + off[4 * g + 3], v, 3);
 }
 
+// The floats at 4 places (table entries), each loaded straight into its
+// lane (V8 spilled the scalars of f32x4_make to the stack).
+inline v128_t load_lanes(const float* a, const float* b, const float* c, const float* d) {
+  v128_t v = wasm_v128_load32_zero(a);
+  v = wasm_v128_load32_lane(b, v, 1);
+  v = wasm_v128_load32_lane(c, v, 2);
+  return wasm_v128_load32_lane(d, v, 3);
+}
+
 // The high nibbles of v's bytes (u8x16.shr by 4) as a 16-bit shift and a
 // mask: V8 spells i8x16.shr_u as that shift plus a mask it builds anew in
 // three more instructions each time.

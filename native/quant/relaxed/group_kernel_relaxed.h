@@ -112,19 +112,11 @@ struct RelaxedGroups {
     v128_t d, m;
   };
 
-  // The floats at 4 table entries, each loaded straight into its lane (V8
-  // spilled the scalars of f32x4_make to the stack).
-  static v128_t lanes(const float* a, const float* b, const float* c, const float* d) {
-    v128_t v = wasm_v128_load32_zero(a);
-    v = wasm_v128_load32_lane(b, v, 1);
-    v = wasm_v128_load32_lane(c, v, 2);
-    return wasm_v128_load32_lane(d, v, 3);
-  }
   static v128_t scales(const Block* x) {
-    return lanes(Levels::scale_at(x[0]), Levels::scale_at(x[1]), Levels::scale_at(x[2]), Levels::scale_at(x[3]));
+    return load_lanes(Levels::scale_at(x[0]), Levels::scale_at(x[1]), Levels::scale_at(x[2]), Levels::scale_at(x[3]));
   }
   static v128_t mins(const Block* x) {
-    return lanes(Levels::min_at(x[0]), Levels::min_at(x[1]), Levels::min_at(x[2]), Levels::min_at(x[3]));
+    return load_lanes(Levels::min_at(x[0]), Levels::min_at(x[1]), Levels::min_at(x[2]), Levels::min_at(x[3]));
   }
 
   static void load(const Block* x, int count, Group& g) {
@@ -193,9 +185,9 @@ struct RelaxedGroups {
 
   // The scales (and mins) of block i of a tile's rows, in lanes.
   static void load_scales(const Block* const* x, int64_t i, v128_t& d, v128_t& m) {
-    d = lanes(Levels::scale_at(x[0][i]), Levels::scale_at(x[1][i]), Levels::scale_at(x[2][i]), Levels::scale_at(x[3][i]));
+    d = load_lanes(Levels::scale_at(x[0][i]), Levels::scale_at(x[1][i]), Levels::scale_at(x[2][i]), Levels::scale_at(x[3][i]));
     if constexpr (kHasMin)
-      m = lanes(Levels::min_at(x[0][i]), Levels::min_at(x[1][i]), Levels::min_at(x[2][i]), Levels::min_at(x[3][i]));
+      m = load_lanes(Levels::min_at(x[0][i]), Levels::min_at(x[1][i]), Levels::min_at(x[2][i]), Levels::min_at(x[3][i]));
   }
 
   // One block of a tile's rows for the int16 dots (where the dot-add is not
@@ -319,7 +311,7 @@ struct RelaxedGroups {
       c.levels.group[g] = Levels::template quad_levels<0>(q, g);
       c.levels.group[g + 4] = Levels::template quad_levels<1>(q, g);
     }
-    c.d = lanes(Levels::quad_scale_at(q, 0), Levels::quad_scale_at(q, 1), Levels::quad_scale_at(q, 2),
+    c.d = load_lanes(Levels::quad_scale_at(q, 0), Levels::quad_scale_at(q, 1), Levels::quad_scale_at(q, 2),
                 Levels::quad_scale_at(q, 3));
   }
 
@@ -345,7 +337,7 @@ struct RelaxedGroups {
         hi = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(qs + 16 + 4 * j), Levels::template quad_levels<1>(q, j),
                                          hi);
       }
-      const v128_t d = lanes(Levels::quad_scale_at(q, 0), Levels::quad_scale_at(q, 1), Levels::quad_scale_at(q, 2),
+      const v128_t d = load_lanes(Levels::quad_scale_at(q, 0), Levels::quad_scale_at(q, 1), Levels::quad_scale_at(q, 2),
                              Levels::quad_scale_at(q, 3));
       // add_column's float end
       part[k] = float_end(part[k], wasm_i32x4_add(lo, hi), d, wasm_f32x4_splat(0), wasm_v128_load32_splat(&g.d[k]),

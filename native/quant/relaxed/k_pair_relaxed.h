@@ -116,6 +116,61 @@ inline void k_tokens_relaxed(int64_t n, const Block* x, const void* activations,
   store_quads(sum, n_tokens, out, out_stride);
 }
 
+// The scales and mins of 4 rows' super-block, each row's 12 bytes at
+// packed[r], as RowLanesScales holds them.
+inline void gather_scale_lanes(const uint8_t* const* packed, v128_t* sc, v128_t* mp) {
+  v128_t sm[kTileRows];
+  for (int r = 0; r < kTileRows; ++r) sm[r] = unpack_k_scales_simd(packed[r]);
+  const v128_t s01 = wasm_i8x16_shuffle(sm[0], sm[1], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const v128_t s23 = wasm_i8x16_shuffle(sm[2], sm[3], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const v128_t m01 = wasm_i8x16_shuffle(sm[0], sm[1], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const v128_t m23 = wasm_i8x16_shuffle(sm[2], sm[3], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  // Bytes by (sub-block, row): sub-blocks 0-3 and 4-7.
+  const v128_t by_sub[4] = {wasm_i16x8_shuffle(s01, s23, 0, 8, 1, 9, 2, 10, 3, 11),
+                            wasm_i16x8_shuffle(s01, s23, 4, 12, 5, 13, 6, 14, 7, 15),
+                            wasm_i16x8_shuffle(m01, m23, 0, 8, 1, 9, 2, 10, 3, 11),
+                            wasm_i16x8_shuffle(m01, m23, 4, 12, 5, 13, 6, 14, 7, 15)};
+  for (int h = 0; h < 2; ++h) {
+    const v128_t s_lo = wasm_u16x8_extend_low_u8x16(by_sub[h]), s_hi = wasm_u16x8_extend_high_u8x16(by_sub[h]);
+    sc[4 * h + 0] = wasm_u32x4_extend_low_u16x8(s_lo);
+    sc[4 * h + 1] = wasm_u32x4_extend_high_u16x8(s_lo);
+    sc[4 * h + 2] = wasm_u32x4_extend_low_u16x8(s_hi);
+    sc[4 * h + 3] = wasm_u32x4_extend_high_u16x8(s_hi);
+    const v128_t m_lo = wasm_u16x8_extend_low_u8x16(by_sub[2 + h]), m_hi = wasm_u16x8_extend_high_u8x16(by_sub[2 + h]);
+    mp[2 * h + 0] = wasm_i16x8_shuffle(m_lo, m_lo, 0, 4, 1, 5, 2, 6, 3, 7);
+    mp[2 * h + 1] = wasm_i16x8_shuffle(m_hi, m_hi, 0, 4, 1, 5, 2, 6, 3, 7);
+  }
+}
+
+// The same from a quad's 48 bytes of scales (encode_k_scale_quad): the
+// bytes are already by (sub-block, row), the mins' two parts a shuffle
+// apart from their pairs.
+inline void quad_scale_lanes(const uint8_t* quad, v128_t* sc, v128_t* mp) {
+  const v128_t a = wasm_v128_load(quad), b = wasm_v128_load(quad + 16), low = wasm_v128_load(quad + 32);
+  const v128_t six = wasm_i8x16_splat(63);
+  for (int h = 0; h < 2; ++h) {
+    const v128_t s = wasm_v128_and(h ? b : a, six);
+    const v128_t s_lo = wasm_u16x8_extend_low_u8x16(s), s_hi = wasm_u16x8_extend_high_u8x16(s);
+    sc[4 * h + 0] = wasm_u32x4_extend_low_u16x8(s_lo);
+    sc[4 * h + 1] = wasm_u32x4_extend_high_u16x8(s_lo);
+    sc[4 * h + 2] = wasm_u32x4_extend_low_u16x8(s_hi);
+    sc[4 * h + 3] = wasm_u32x4_extend_high_u16x8(s_hi);
+  }
+  // Byte 2 r + e of pair k: row r's min of sub-block 2 k + e.
+  const v128_t nib = wasm_i8x16_splat(0x0F), top = wasm_i8x16_splat(0x30);
+  const v128_t lo4 = wasm_v128_and(low, nib), hi4 = wasm_v128_and(wasm_u16x8_shr(low, 4), nib);
+  const v128_t low01 = wasm_i8x16_shuffle(lo4, hi4, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const v128_t low23 = wasm_i8x16_shuffle(lo4, hi4, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const v128_t top01 = wasm_i8x16_shuffle(a, a, 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
+  const v128_t top23 = wasm_i8x16_shuffle(b, b, 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
+  const v128_t m01 = wasm_v128_or(low01, wasm_v128_and(wasm_u16x8_shr(top01, 2), top));
+  const v128_t m23 = wasm_v128_or(low23, wasm_v128_and(wasm_u16x8_shr(top23, 2), top));
+  mp[0] = wasm_u16x8_extend_low_u8x16(m01);
+  mp[1] = wasm_u16x8_extend_high_u8x16(m01);
+  mp[2] = wasm_u16x8_extend_low_u8x16(m23);
+  mp[3] = wasm_u16x8_extend_high_u8x16(m23);
+}
+
 // A super-block's scales, mins and float scales of 4 rows in lanes: sc[j],
 // lane r: row r's scale of sub-block j (int32); mp[k], lane r: row r's mins
 // of sub-blocks 2k and 2k + 1 (an int16 pair); d, dmin: the rows' d and dmin.
@@ -124,31 +179,11 @@ struct RowLanesScales {
 
   template <typename Rows>
   void load(const Rows& rows, int64_t i) {
-    v128_t sm[kTileRows];
-    for (int r = 0; r < kTileRows; ++r) sm[r] = unpack_k_scales_simd(rows.scales(r, i));
-    const v128_t s01 = wasm_i8x16_shuffle(sm[0], sm[1], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const v128_t s23 = wasm_i8x16_shuffle(sm[2], sm[3], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const v128_t m01 = wasm_i8x16_shuffle(sm[0], sm[1], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const v128_t m23 = wasm_i8x16_shuffle(sm[2], sm[3], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    // Bytes by (sub-block, row): sub-blocks 0-3 and 4-7.
-    const v128_t by_sub[4] = {wasm_i16x8_shuffle(s01, s23, 0, 8, 1, 9, 2, 10, 3, 11),
-                              wasm_i16x8_shuffle(s01, s23, 4, 12, 5, 13, 6, 14, 7, 15),
-                              wasm_i16x8_shuffle(m01, m23, 0, 8, 1, 9, 2, 10, 3, 11),
-                              wasm_i16x8_shuffle(m01, m23, 4, 12, 5, 13, 6, 14, 7, 15)};
-    for (int h = 0; h < 2; ++h) {
-      const v128_t s_lo = wasm_u16x8_extend_low_u8x16(by_sub[h]), s_hi = wasm_u16x8_extend_high_u8x16(by_sub[h]);
-      sc[4 * h + 0] = wasm_u32x4_extend_low_u16x8(s_lo);
-      sc[4 * h + 1] = wasm_u32x4_extend_high_u16x8(s_lo);
-      sc[4 * h + 2] = wasm_u32x4_extend_low_u16x8(s_hi);
-      sc[4 * h + 3] = wasm_u32x4_extend_high_u16x8(s_hi);
-      const v128_t m_lo = wasm_u16x8_extend_low_u8x16(by_sub[2 + h]), m_hi = wasm_u16x8_extend_high_u8x16(by_sub[2 + h]);
-      mp[2 * h + 0] = wasm_i16x8_shuffle(m_lo, m_lo, 0, 4, 1, 5, 2, 6, 3, 7);
-      mp[2 * h + 1] = wasm_i16x8_shuffle(m_hi, m_hi, 0, 4, 1, 5, 2, 6, 3, 7);
-    }
-    const auto d_of = [&](int r) { return fp16_to_fp32_fast(rows.d(r, i)); };
-    const auto dmin_of = [&](int r) { return fp16_to_fp32_fast(rows.dmin(r, i)); };
-    d = wasm_f32x4_make(d_of(0), d_of(1), d_of(2), d_of(3));
-    dmin = wasm_f32x4_make(dmin_of(0), dmin_of(1), dmin_of(2), dmin_of(3));
+    rows.scale_lanes(i, sc, mp);
+    const auto d_of = [&](int r) { return kFp16Table + rows.d(r, i); };
+    const auto dmin_of = [&](int r) { return kFp16Table + rows.dmin(r, i); };
+    d = load_lanes(d_of(0), d_of(1), d_of(2), d_of(3));
+    dmin = load_lanes(dmin_of(0), dmin_of(1), dmin_of(2), dmin_of(3));
   }
 
   // The super-block's share of a token's 4 row sums, given the rows' scaled
@@ -175,7 +210,10 @@ struct RowLanesScales {
 template <typename Levels, typename Block>
 struct GatheredRows {
   const Block* x[kTileRows];
-  const uint8_t* scales(int r, int64_t i) const { return x[r][i].scales; }
+  void scale_lanes(int64_t i, v128_t* sc, v128_t* mp) const {
+    const uint8_t* packed[kTileRows] = {x[0][i].scales, x[1][i].scales, x[2][i].scales, x[3][i].scales};
+    gather_scale_lanes(packed, sc, mp);
+  }
   uint16_t d(int r, int64_t i) const { return x[r][i].d; }
   uint16_t dmin(int r, int64_t i) const { return x[r][i].dmin; }
   // Sub-block J + H of the pair at J (H: 0 or 1) of super-block i.
@@ -240,11 +278,12 @@ inline void k_row_lanes_relaxed(int64_t n, const Rows& rows, int n_rows, const v
 }
 
 // The d, dmin and scales of 4 rows in a quad block of Q4_K or Q5_K (whose
-// fields start d[4], dmin[4], scales[4][12]), as RowLanesScales reads them.
+// fields start d[4], dmin[4], then the 48 bytes of encode_k_scale_quad), as
+// RowLanesScales reads them.
 template <typename QuadBlock>
 struct KQuadScales {
   const QuadBlock* x;
-  const uint8_t* scales(int r, int64_t i) const { return x[i].scales[r]; }
+  void scale_lanes(int64_t i, v128_t* sc, v128_t* mp) const { quad_scale_lanes(x[i].scales, sc, mp); }
   uint16_t d(int r, int64_t i) const { return x[i].d[r]; }
   uint16_t dmin(int r, int64_t i) const { return x[i].dmin[r]; }
 };

@@ -42,7 +42,7 @@ struct Q4_KLevels {
 // pair (low nibbles: sub-block J, high: J + 1).
 struct block_q4_Kx4 {
   uint16_t d[4], dmin[4];
-  uint8_t scales[4][K_SCALE_SIZE];
+  uint8_t scales[4 * K_SCALE_SIZE];  // encode_k_scale_quad
   uint8_t qs[4 * QK_K / 2];
 };
 static_assert(sizeof(block_q4_Kx4) == 4 * sizeof(block_q4_K), "a quad takes its rows' bytes");

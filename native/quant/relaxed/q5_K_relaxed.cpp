@@ -63,7 +63,7 @@ struct Q5_KLevels {
 // every sub-block (bit j: sub-block j), 16 of qs their nibbles of a pair.
 struct block_q5_Kx4 {
   uint16_t d[4], dmin[4];
-  uint8_t scales[4][K_SCALE_SIZE];
+  uint8_t scales[4 * K_SCALE_SIZE];  // encode_k_scale_quad
   uint8_t qh[4 * QK_K / 8];
   uint8_t qs[4 * QK_K / 2];
 };

@@ -95,7 +95,7 @@ float cache_value(std::mt19937& rng) {
 TEST(AttentionKernels, SimdEqualsScalarForEveryRowCountElementAndHeadSize) {
   std::mt19937 rng(7);
   for (int hd : {8, 12, 32, 40, 64, 80, 96, 128, 256}) {
-    // 6 blocks of 8 slots, + 2 blocks the SIMD kernels may read past them.
+    // 6 blocks of 8 slots (spare rows after them in both caches).
     const uint32_t n_slots = 48;
     std::vector<float> k32((n_slots + 16) * hd), v32((n_slots + 2) * (hd + 3));
     std::vector<uint16_t> k16(k32.size()), v16(v32.size());

@@ -533,7 +533,7 @@ export interface ModelSession {
     /**
      * How many weight matrices were repacked on load into row quads (4 rows
      * interleaved, as llama.cpp's repacked CPU types; same results, faster
-     * decoding): Q4_K and Q5_K matrices where the engine has relaxed SIMD's dot-add as
+     * decoding): Q4_0, Q4_K and Q5_K matrices where the engine has relaxed SIMD's dot-add as
      * one instruction (x86 with AVX-VNNI, ARM with the dot product); else 0.
      */
     rowQuads: number;

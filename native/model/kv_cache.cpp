@@ -9,6 +9,7 @@
 #include "quant/blocks.h"
 #include "quant/fp16.h"
 #include "quant/quant_types.h"
+#include "quant/simd128.h"
 
 namespace wasmlm {
 
@@ -80,6 +81,45 @@ void KvCache::for_each_value(uint32_t layer, uint32_t pos, F&& f) const {
   }
 }
 
+// Rounded to F16 four at a time where there is SIMD (the same bits: a
+// layer's stores are a task per token of a prompt, and one value at a time
+// they were 2% of an S model's prompt and decoding step).
+bool KvCache::write_f16(uint32_t layer, uint32_t pos, const float* k, const float* v) {
+  bool special = false;
+  const auto scalar = [&](uint64_t i, uint64_t ki, uint64_t vi) {
+    const uint16_t hk = fp32_to_fp16(k[i]), hv = fp32_to_fp16(v[i]);
+    k16_[ki] = hk;
+    v16_[vi] = hv;
+    special |= (hk & 0x7C00) == 0x7C00 || (hv & 0x7C00) == 0x7C00;
+  };
+#ifdef __wasm_simd128__
+  if (head_dim_ % 4 == 0) {
+    const Layer& L = layers_[layer];
+    const uint32_t s = pos % L.capacity;
+    const v128_t exp_mask = wasm_i32x4_splat(0x7C00);
+    v128_t inf_nan = wasm_i32x4_splat(0);
+    for (uint64_t head = 0; head < kv_dim_ / head_dim_; ++head) {
+      const uint64_t at = L.at + head * L.head_stride;
+      for (uint64_t d = 0; d < head_dim_; d += 4) {
+        const uint64_t i = head * head_dim_ + d;
+        const v128_t hk = simd::f32x4_to_fp16x4(wasm_v128_load(k + i)), hv = simd::f32x4_to_fp16x4(wasm_v128_load(v + i));
+        inf_nan = wasm_v128_or(inf_nan, wasm_v128_or(wasm_i32x4_eq(wasm_v128_and(hk, exp_mask), exp_mask),
+                                                     wasm_i32x4_eq(wasm_v128_and(hv, exp_mask), exp_mask)));
+        wasm_v128_store64_lane(&v16_[at + uint64_t(s) * head_dim_ + d], wasm_u16x8_narrow_i32x4(hv, hv), 0);
+        uint16_t* key = &k16_[at + key_index(s, d, head_dim_)];  // the next dims kKeyBlock apart
+        key[0] = static_cast<uint16_t>(wasm_i32x4_extract_lane(hk, 0));
+        key[kKeyBlock] = static_cast<uint16_t>(wasm_i32x4_extract_lane(hk, 1));
+        key[2 * kKeyBlock] = static_cast<uint16_t>(wasm_i32x4_extract_lane(hk, 2));
+        key[3 * kKeyBlock] = static_cast<uint16_t>(wasm_i32x4_extract_lane(hk, 3));
+      }
+    }
+    return wasm_v128_any_true(inf_nan);
+  }
+#endif
+  for_each_value(layer, pos, scalar);
+  return special;
+}
+
 bool KvCache::write(uint32_t layer, uint32_t pos, const float* k, const float* v) {
   const Layer& L = layers_[layer];
   bool special = false;
@@ -92,12 +132,7 @@ bool KvCache::write(uint32_t layer, uint32_t pos, const float* k, const float* v
     }
     for (uint64_t i = 0; i < kv_dim_; ++i) special |= !std::isfinite(k[i]) || !std::isfinite(v[i]);
   } else if (type_ == KvCacheType::F16) {
-    for_each_value(layer, pos, [&](uint64_t i, uint64_t ki, uint64_t vi) {
-      const uint16_t hk = fp32_to_fp16(k[i]), hv = fp32_to_fp16(v[i]);
-      k16_[ki] = hk;
-      v16_[vi] = hv;
-      special |= (hk & 0x7C00) == 0x7C00 || (hv & 0x7C00) == 0x7C00;
-    });
+    special = write_f16(layer, pos, k, v);
   } else {
     for_each_value(layer, pos, [&](uint64_t i, uint64_t ki, uint64_t vi) {
       k32_[ki] = k[i];

@@ -109,6 +109,7 @@ class KvCache {
   uint64_t head_at(uint32_t layer, uint32_t kvh) const { return layers_[layer].at + kvh * layers_[layer].head_stride; }
   template <typename F>
   void for_each_value(uint32_t layer, uint32_t pos, F&& f) const;
+  bool write_f16(uint32_t layer, uint32_t pos, const float* k, const float* v);
   KvCacheType type_;
   uint32_t n_ctx_, n_swa_;
   uint64_t head_dim_, kv_dim_;

@@ -224,6 +224,27 @@ inline v128_t fp16x4_to_f32(v128_t h) {
   return wasm_v128_or(sign, wasm_v128_bitselect(special, scaled, inf_nan));
 }
 
+// Float -> IEEE half for 4 lanes (each half in its u32 lane's low 16 bits),
+// rounding to nearest even: fp32_to_fp16's bits for every float, NaNs as
+// the quiet NaN 0x7E00 with their sign. The float unit does the rounding
+// (Maratyszcza's FP16 method): |x| 2^112 2^-110 (inf where the half
+// overflows) added to 2^(e + 15), e the exponent of x (at least -14: the
+// subnormal halves' quantum), leaves the half's exponent and mantissa in
+// the sum's bits 13-27 and 0-11, added with the mantissa's carry.
+inline v128_t f32x4_to_fp16x4(v128_t f) {
+  const v128_t twice = wasm_i32x4_add(f, f);  // the bits without the sign, shifted up
+  const v128_t sign = wasm_u32x4_shr(wasm_v128_and(f, wasm_i32x4_splat(INT32_MIN)), 16);
+  const v128_t scaled =
+      wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_abs(f), wasm_f32x4_splat(0x1.0p+112f)), wasm_f32x4_splat(0x1.0p-110f));
+  const v128_t bias = wasm_u32x4_max(wasm_v128_and(twice, wasm_i32x4_splat(static_cast<int32_t>(0xFF000000u))),
+                                     wasm_i32x4_splat(0x71000000));
+  const v128_t sum = wasm_f32x4_add(wasm_i32x4_add(wasm_u32x4_shr(bias, 1), wasm_i32x4_splat(0x07800000)), scaled);
+  const v128_t half = wasm_i32x4_add(wasm_v128_and(wasm_u32x4_shr(sum, 13), wasm_i32x4_splat(0x7C00)),
+                                     wasm_v128_and(sum, wasm_i32x4_splat(0x0FFF)));
+  const v128_t nan = wasm_u32x4_gt(twice, wasm_i32x4_splat(static_cast<int32_t>(0xFF000000u)));
+  return wasm_v128_or(sign, wasm_v128_bitselect(wasm_i32x4_splat(0x7E00), half, nan));
+}
+
 // 8 IEEE halves -> 8 floats (lanes 0-3 in *lo, 4-7 in *hi) times 2^-112,
 // exact for finite halves (not inf/NaN), for a caller whose other factor is
 // already scaled by 2^112: the float's high and low 16 bits are built in

@@ -102,7 +102,8 @@ bool KvCache::write_f16(uint32_t layer, uint32_t pos, const float* k, const floa
       const uint64_t at = L.at + head * L.head_stride;
       for (uint64_t d = 0; d < head_dim_; d += 4) {
         const uint64_t i = head * head_dim_ + d;
-        const v128_t hk = simd::f32x4_to_fp16x4(wasm_v128_load(k + i)), hv = simd::f32x4_to_fp16x4(wasm_v128_load(v + i));
+        const v128_t hk = simd::f32x4_to_fp16x4(wasm_v128_load(k + i));
+        const v128_t hv = simd::f32x4_to_fp16x4(wasm_v128_load(v + i));
         inf_nan = wasm_v128_or(inf_nan, wasm_v128_or(wasm_i32x4_eq(wasm_v128_and(hk, exp_mask), exp_mask),
                                                      wasm_i32x4_eq(wasm_v128_and(hv, exp_mask), exp_mask)));
         wasm_v128_store64_lane(&v16_[at + uint64_t(s) * head_dim_ + d], wasm_u16x8_narrow_i32x4(hv, hv), 0);

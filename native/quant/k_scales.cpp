@@ -39,7 +39,8 @@ void encode_k_scale_quad(const uint8_t* const* rows, uint8_t* quad) {
     uint8_t sm[16];
     unpack_k_scales(rows[r], sm);
     for (int j = 0; j < 8; ++j) quad[4 * j + r] = static_cast<uint8_t>(sm[j] | (sm[8 + j] >> 4) << 6);
-    for (int k = 0; k < 4; ++k) quad[32 + 4 * k + r] = static_cast<uint8_t>((sm[8 + 2 * k] & 0xF) | (sm[9 + 2 * k] & 0xF) << 4);
+    for (int k = 0; k < 4; ++k)
+      quad[32 + 4 * k + r] = static_cast<uint8_t>((sm[8 + 2 * k] & 0xF) | (sm[9 + 2 * k] & 0xF) << 4);
   }
 }
 

@@ -48,9 +48,8 @@ TEST(SimdFp16, Converts8FiniteHalvesExactly) {
 TEST(SimdFp16, ConvertsFloatsToHalvesAsTheScalarRounding) {
   std::vector<uint32_t> bits;
   for (uint32_t h = 0; h < 0x7C00; ++h) {
-    const uint32_t at = fp32_to_bits(fp16_to_fp32(static_cast<uint16_t>(h)));
-    const uint32_t next = fp32_to_bits(fp16_to_fp32(static_cast<uint16_t>(h + 1)));
-    const uint32_t mid = fp32_to_bits((fp16_to_fp32(static_cast<uint16_t>(h)) + fp16_to_fp32(static_cast<uint16_t>(h + 1))) / 2);
+    const float here = fp16_to_fp32(static_cast<uint16_t>(h)), up = fp16_to_fp32(static_cast<uint16_t>(h + 1));
+    const uint32_t at = fp32_to_bits(here), next = fp32_to_bits(up), mid = fp32_to_bits((here + up) / 2);
     for (uint32_t b : {at, at + 1, mid - 1, mid, mid + 1, next - 1}) bits.push_back(b);
     if (at > 0) bits.push_back(at - 1);
   }

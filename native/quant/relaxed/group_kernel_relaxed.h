@@ -185,7 +185,8 @@ struct RelaxedGroups {
 
   // The scales (and mins) of block i of a tile's rows, in lanes.
   static void load_scales(const Block* const* x, int64_t i, v128_t& d, v128_t& m) {
-    d = load_lanes(Levels::scale_at(x[0][i]), Levels::scale_at(x[1][i]), Levels::scale_at(x[2][i]), Levels::scale_at(x[3][i]));
+    d = load_lanes(Levels::scale_at(x[0][i]), Levels::scale_at(x[1][i]), Levels::scale_at(x[2][i]),
+                   Levels::scale_at(x[3][i]));
     if constexpr (kHasMin)
       m = load_lanes(Levels::min_at(x[0][i]), Levels::min_at(x[1][i]), Levels::min_at(x[2][i]), Levels::min_at(x[3][i]));
   }
@@ -306,13 +307,17 @@ struct RelaxedGroups {
   // Levels::quad_levels<H>(quad, g): lane r holds row r's levels of weights
   // 16 H + 4 g .. + 3, as RowLanes::group[4 H + g] of the rows gathered.
   template <typename Quad>
+  static v128_t quad_scales(const Quad& q) {
+    return load_lanes(Levels::quad_scale_at(q, 0), Levels::quad_scale_at(q, 1), Levels::quad_scale_at(q, 2),
+                      Levels::quad_scale_at(q, 3));
+  }
+  template <typename Quad>
   static void load_quad_column(const Quad& q, Column& c) {
     for (int g = 0; g < 4; ++g) {
       c.levels.group[g] = Levels::template quad_levels<0>(q, g);
       c.levels.group[g + 4] = Levels::template quad_levels<1>(q, g);
     }
-    c.d = load_lanes(Levels::quad_scale_at(q, 0), Levels::quad_scale_at(q, 1), Levels::quad_scale_at(q, 2),
-                Levels::quad_scale_at(q, 3));
+    c.d = quad_scales(q);
   }
 
   // A row quad (QuantTraits::vec_dot_quads) against 1 to kMaxWideTokens
@@ -337,11 +342,9 @@ struct RelaxedGroups {
         hi = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(qs + 16 + 4 * j), Levels::template quad_levels<1>(q, j),
                                          hi);
       }
-      const v128_t d = load_lanes(Levels::quad_scale_at(q, 0), Levels::quad_scale_at(q, 1), Levels::quad_scale_at(q, 2),
-                             Levels::quad_scale_at(q, 3));
       // add_column's float end
-      part[k] = float_end(part[k], wasm_i32x4_add(lo, hi), d, wasm_f32x4_splat(0), wasm_v128_load32_splat(&g.d[k]),
-                          opaque(wasm_v128_load32_splat(second_at(g, k))));
+      part[k] = float_end(part[k], wasm_i32x4_add(lo, hi), quad_scales(q), wasm_f32x4_splat(0),
+                          wasm_v128_load32_splat(&g.d[k]), opaque(wasm_v128_load32_splat(second_at(g, k))));
     };
     using K0 = std::integral_constant<int, 0>;
     using K1 = std::integral_constant<int, 1>;

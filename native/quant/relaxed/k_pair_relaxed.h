@@ -116,6 +116,16 @@ inline void k_tokens_relaxed(int64_t n, const Block* x, const void* activations,
   store_quads(sum, n_tokens, out, out_stride);
 }
 
+// 16 scale bytes by (sub-block, row), 4 sub-blocks of 4 rows, widened:
+// sc4[j], lane r: row r's scale of sub-block j (int32).
+inline void widen_scale_bytes(v128_t bytes, v128_t* sc4) {
+  const v128_t lo = wasm_u16x8_extend_low_u8x16(bytes), hi = wasm_u16x8_extend_high_u8x16(bytes);
+  sc4[0] = wasm_u32x4_extend_low_u16x8(lo);
+  sc4[1] = wasm_u32x4_extend_high_u16x8(lo);
+  sc4[2] = wasm_u32x4_extend_low_u16x8(hi);
+  sc4[3] = wasm_u32x4_extend_high_u16x8(hi);
+}
+
 // The scales and mins of 4 rows' super-block, each row's 12 bytes at
 // packed[r], as RowLanesScales holds them.
 inline void gather_scale_lanes(const uint8_t* const* packed, v128_t* sc, v128_t* mp) {
@@ -131,11 +141,7 @@ inline void gather_scale_lanes(const uint8_t* const* packed, v128_t* sc, v128_t*
                             wasm_i16x8_shuffle(m01, m23, 0, 8, 1, 9, 2, 10, 3, 11),
                             wasm_i16x8_shuffle(m01, m23, 4, 12, 5, 13, 6, 14, 7, 15)};
   for (int h = 0; h < 2; ++h) {
-    const v128_t s_lo = wasm_u16x8_extend_low_u8x16(by_sub[h]), s_hi = wasm_u16x8_extend_high_u8x16(by_sub[h]);
-    sc[4 * h + 0] = wasm_u32x4_extend_low_u16x8(s_lo);
-    sc[4 * h + 1] = wasm_u32x4_extend_high_u16x8(s_lo);
-    sc[4 * h + 2] = wasm_u32x4_extend_low_u16x8(s_hi);
-    sc[4 * h + 3] = wasm_u32x4_extend_high_u16x8(s_hi);
+    widen_scale_bytes(by_sub[h], sc + 4 * h);
     const v128_t m_lo = wasm_u16x8_extend_low_u8x16(by_sub[2 + h]), m_hi = wasm_u16x8_extend_high_u8x16(by_sub[2 + h]);
     mp[2 * h + 0] = wasm_i16x8_shuffle(m_lo, m_lo, 0, 4, 1, 5, 2, 6, 3, 7);
     mp[2 * h + 1] = wasm_i16x8_shuffle(m_hi, m_hi, 0, 4, 1, 5, 2, 6, 3, 7);
@@ -148,17 +154,11 @@ inline void gather_scale_lanes(const uint8_t* const* packed, v128_t* sc, v128_t*
 inline void quad_scale_lanes(const uint8_t* quad, v128_t* sc, v128_t* mp) {
   const v128_t a = wasm_v128_load(quad), b = wasm_v128_load(quad + 16), low = wasm_v128_load(quad + 32);
   const v128_t six = wasm_i8x16_splat(63);
-  for (int h = 0; h < 2; ++h) {
-    const v128_t s = wasm_v128_and(h ? b : a, six);
-    const v128_t s_lo = wasm_u16x8_extend_low_u8x16(s), s_hi = wasm_u16x8_extend_high_u8x16(s);
-    sc[4 * h + 0] = wasm_u32x4_extend_low_u16x8(s_lo);
-    sc[4 * h + 1] = wasm_u32x4_extend_high_u16x8(s_lo);
-    sc[4 * h + 2] = wasm_u32x4_extend_low_u16x8(s_hi);
-    sc[4 * h + 3] = wasm_u32x4_extend_high_u16x8(s_hi);
-  }
+  widen_scale_bytes(wasm_v128_and(a, six), sc);
+  widen_scale_bytes(wasm_v128_and(b, six), sc + 4);
   // Byte 2 r + e of pair k: row r's min of sub-block 2 k + e.
   const v128_t nib = wasm_i8x16_splat(0x0F), top = wasm_i8x16_splat(0x30);
-  const v128_t lo4 = wasm_v128_and(low, nib), hi4 = wasm_v128_and(wasm_u16x8_shr(low, 4), nib);
+  const v128_t lo4 = wasm_v128_and(low, nib), hi4 = high_nibbles(low);
   const v128_t low01 = wasm_i8x16_shuffle(lo4, hi4, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const v128_t low23 = wasm_i8x16_shuffle(lo4, hi4, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
   const v128_t top01 = wasm_i8x16_shuffle(a, a, 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);

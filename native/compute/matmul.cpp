@@ -134,7 +134,7 @@ void ActivationBatch::quantize(int64_t token, const float* x) const {
   from_float(x, row, cols_);
   if (t.round_activations_to != GgmlType::F32)
     round_through(quant_traits(t.round_activations_to), reinterpret_cast<float*>(row), cols_);
-  if (copy_wide_) widen_activations(t.wide_form, row, wide_ + token * wide_bytes_, cols_);
+  if (copy_wide_) widen_activations(t.wide_form, row, wide_ + token * wide_bytes_, cols_, t.level_offset);
 }
 
 bool ActivationBatch::serves(const WeightMatrix& w, int64_t n_tokens, KernelChoice kernels) const {

@@ -176,26 +176,32 @@ struct Table {
         VecDotWideFn dot;
         VecDotTileFn tile;
         WideForm form;
+        int level_offset;
       };
       const auto use_group = [&](const Group& g) {
         QuantTraits& t = rows[static_cast<int>(g.type)];
         t.vec_dot_wide = g.dot;
         t.vec_dot_tile = g.tile;
         t.wide_form = g.form;
+        t.level_offset = g.level_offset;
         t.wide_tokens = kMaxWideTokens;
         t.wide_one_token = true;
       };
       for (const Group& g :
-           {Group{GgmlType::Q4_0, vec_dot_q4_0_q8_0g_relaxed, vec_dot_q4_0_q8_0g_tile_relaxed, WideForm::Q8_0Groups},
-            Group{GgmlType::Q5_0, vec_dot_q5_0_q8_0g_relaxed, vec_dot_q5_0_q8_0g_tile_relaxed, WideForm::Q8_0Groups},
-            Group{GgmlType::Q4_1, vec_dot_q4_1_q8_1g_relaxed, vec_dot_q4_1_q8_1g_tile_relaxed, WideForm::Q8_1Groups},
-            Group{GgmlType::MXFP4, vec_dot_mxfp4_q8_0g_relaxed, vec_dot_mxfp4_q8_0g_tile_relaxed, WideForm::Q8_0Groups}})
+           {Group{GgmlType::Q4_0, vec_dot_q4_0_q8_0g_relaxed, vec_dot_q4_0_q8_0g_tile_relaxed, WideForm::Q8_0Groups,
+                  kQ4_0LevelOffset},
+            Group{GgmlType::Q5_0, vec_dot_q5_0_q8_0g_relaxed, vec_dot_q5_0_q8_0g_tile_relaxed, WideForm::Q8_0Groups,
+                  kQ5_0LevelOffset},
+            Group{GgmlType::Q4_1, vec_dot_q4_1_q8_1g_relaxed, vec_dot_q4_1_q8_1g_tile_relaxed, WideForm::Q8_1Groups, 0},
+            Group{GgmlType::MXFP4, vec_dot_mxfp4_q8_0g_relaxed, vec_dot_mxfp4_q8_0g_tile_relaxed, WideForm::Q8_0Groups,
+                  kMxfp4LevelOffset}})
         use_group(g);
       // Q8_0 too where the dot-add reads unsigned bytes exactly (AVX-VNNI):
       // its bytes plus 128 are the levels; elsewhere it keeps SIMD-128 (its
       // magnitudes as levels, the signs on the activations, ran 0.85x).
       if (relaxed_dot_add_unsigned())
-        use_group({GgmlType::Q8_0, vec_dot_q8_0_q8_0g_relaxed, vec_dot_q8_0_q8_0g_tile_relaxed, WideForm::Q8_0Groups});
+        use_group({GgmlType::Q8_0, vec_dot_q8_0_q8_0g_relaxed, vec_dot_q8_0_q8_0g_tile_relaxed, WideForm::Q8_0Groups,
+                   kQ8_0LevelOffset});
     }
 #endif
   }

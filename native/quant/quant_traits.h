@@ -42,6 +42,7 @@ struct QuantTraits {
   // pass over the weights. nullptr: matrix products use vec_dot.
   VecDotWideFn vec_dot_wide = nullptr;
   WideForm wide_form = WideForm::None;  // the activations vec_dot_wide reads
+  int level_offset = 0;  // of the weights' levels where the wide form bakes it in (widen_activations)
   int wide_tokens = 4;  // the most tokens vec_dot_wide takes per call (<= kMaxWideTokens)
   // Whether one token goes through vec_dot_wide too; false where vec_dot is
   // faster for one token (it must give the same bits).

@@ -56,15 +56,15 @@ uint64_t wide_activation_bytes(WideForm form, int64_t n) {
   return 0;
 }
 
-void widen_activations(WideForm form, const void* src, void* dst, int64_t n) {
+void widen_activations(WideForm form, const void* src, void* dst, int64_t n, int level_offset) {
   if (read_as_quantized(form)) {
     std::memcpy(dst, src, wide_activation_bytes(form, n));
     return;
   }
   if (form == WideForm::Q8_0Groups) {
-    widen_groups<block_q8_0, group_q8_0r>(src, dst, n, [](const block_q8_0* x, group_q8_0r& y, int b, int32_t sum) {
+    widen_groups<block_q8_0, group_q8_0r>(src, dst, n, [=](const block_q8_0* x, group_q8_0r& y, int b, int32_t sum) {
       y.d[b] = x ? fp16_to_fp32(x->d) : 0.0f;
-      y.sums[b] = sum;
+      y.offset_sums[b] = -level_offset * sum;
     });
     return;
   }

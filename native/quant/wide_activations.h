@@ -53,7 +53,10 @@ struct block_q8_Kw {
 // padded with zero blocks.
 struct group_q8_0r {
   int8_t qs[4 * QK8_0];
-  int32_t sums[4];  // sum of each block's qs (for the levels' offset)
+  // -offset x the sum of each block's qs, for weights whose levels carry an
+  // offset (w = d (level - offset)): the kernels start each block's integer
+  // dot from it, which gives the dot with (level - offset).
+  int32_t offset_sums[4];
   float d[4];
 };
 
@@ -91,7 +94,8 @@ WideForm default_wide_form(GgmlType vec_dot_type);
 // Bytes of n widened activations.
 uint64_t wide_activation_bytes(WideForm form, int64_t n);
 // src: n activations quantized to the form's vec_dot_type (Q8_0 for
-// Q8_0Groups, Q8_1 for Q8_1Groups); dst: their widened form.
-void widen_activations(WideForm form, const void* src, void* dst, int64_t n);
+// Q8_0Groups, Q8_1 for Q8_1Groups); dst: their widened form. level_offset:
+// the weights' (QuantTraits::level_offset), which Q8_0Groups bakes in.
+void widen_activations(WideForm form, const void* src, void* dst, int64_t n, int level_offset);
 
 }  // namespace wasmlm

@@ -84,7 +84,7 @@ TEST(Matmul, MatvecAndMatmulMatchPerRowDotsForEveryThreadCount) {
       std::vector<uint8_t> wide;
       if (t.vec_dot_wide) {  // SIMD builds: the product uses the int16-activation kernels
         wide.resize(wide_activation_bytes(t.wide_form, f.cols));
-        widen_activations(t.wide_form, qa.data(), wide.data(), f.cols);
+        widen_activations(t.wide_form, qa.data(), wide.data(), f.cols, t.level_offset);
       }
       for (int64_t r = 0; r < f.rows; ++r) {
         const uint8_t* row = f.data.data() + r * f.w().row_bytes;

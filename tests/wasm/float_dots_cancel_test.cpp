@@ -60,7 +60,7 @@ TEST(SimdFloatDots, RowsWhoseProductsCancelGiveTheReferenceToTheBit) {
       // The multi-token kernel, 3 tokens of the same activations.
       const uint64_t bytes = wide_activation_bytes(t.wide_form, n);
       std::vector<uint8_t> wide(3 * bytes + 16);
-      for (int k = 0; k < 3; ++k) widen_activations(t.wide_form, y.data(), wide.data() + k * bytes, n);
+      for (int k = 0; k < 3; ++k) widen_activations(t.wide_form, y.data(), wide.data() + k * bytes, n, t.level_offset);
       float out[3];
       t.vec_dot_wide(n, w.data(), wide.data(), static_cast<int64_t>(bytes), 3, out, 1);
       for (float got : out) EXPECT_EQ(got, ref);

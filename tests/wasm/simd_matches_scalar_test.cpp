@@ -119,7 +119,7 @@ TokenActivations random_activations(const QuantTraits& t, int64_t n, int n_token
   for (int k = 0; k < n_tokens; ++k) {
     const std::vector<float> x = random_floats(n, rng);
     quant_traits(t.vec_dot_type).from_float(x.data(), a.quantized.data() + k * a.q_bytes, n);
-    widen_activations(t.wide_form, a.quantized.data() + k * a.q_bytes, a.wide.data() + k * a.wide_bytes, n);
+    widen_activations(t.wide_form, a.quantized.data() + k * a.q_bytes, a.wide.data() + k * a.wide_bytes, n, t.level_offset);
   }
   return a;
 }
@@ -344,7 +344,7 @@ TEST(SimdKernels, Mxfp4ScalesOfEveryExponent) {
     for (int tok = 0; tok < 4; ++tok) {
       std::vector<float> a = random_floats(n, rng);
       quant_traits(t.vec_dot_type).from_float(a.data(), qa.data() + tok * q_bytes, n);
-      if (t.vec_dot_wide) widen_activations(t.wide_form, qa.data() + tok * q_bytes, wide.data() + tok * wide_bytes, n);
+      if (t.vec_dot_wide) widen_activations(t.wide_form, qa.data() + tok * q_bytes, wide.data() + tok * wide_bytes, n, t.level_offset);
     }
     for (int n_tokens : {1, 4}) {
       float out[4];
@@ -402,7 +402,7 @@ TEST(SimdKernels, LargestLevelsAgainstFullScaleActivations) {
             const uint64_t wide_bytes = wide_activation_bytes(t.wide_form, n);
             std::vector<uint8_t> wide(wide_bytes * 4 + 16);
             for (int tok = 0; tok < 4; ++tok)
-              widen_activations(t.wide_form, qa.data() + tok * q_bytes, wide.data() + tok * wide_bytes, n);
+              widen_activations(t.wide_form, qa.data() + tok * q_bytes, wide.data() + tok * wide_bytes, n, t.level_offset);
             t.vec_dot_wide(n, w.data(), wide.data(), static_cast<int64_t>(wide_bytes), n_tokens, out, 1);
           } else {
             for (int tok = 0; tok < n_tokens; ++tok) out[tok] = t.vec_dot(n, w.data(), qa.data() + tok * q_bytes);
@@ -440,8 +440,8 @@ TEST(SimdKernels, Q8_0OnTheDotAddsGivesTheBitsOfItsSimd128Kernel) {
       std::vector<float> a = random_floats(n, rng);
       if (tok == 0) a[0] = -1e3f, a[1] = 1e3f;  // activations -127 and 127 against -128 and -127
       quant_traits(GgmlType::Q8_0).from_float(a.data(), qa.data(), n);
-      widen_activations(t.wide_form, qa.data(), wide.data() + tok * wide_bytes, n);
-      widen_activations(WideForm::Q8_0WideGroups, qa.data(), simd.data() + tok * simd_bytes, n);
+      widen_activations(t.wide_form, qa.data(), wide.data() + tok * wide_bytes, n, t.level_offset);
+      widen_activations(WideForm::Q8_0WideGroups, qa.data(), simd.data() + tok * simd_bytes, n, 0);
     }
     for (int n_tokens : {1, 3, 16}) {
       float got[kMaxWideTokens], want[kMaxWideTokens];
@@ -539,8 +539,8 @@ TEST(SimdF16, InfAndNaNInARowGiveTheReferenceResult) {
       const float ref = t.vec_dot_ref(40, w.data(), y.data());
       // The one-token kernel, and the multi-token one over activations scaled by 2^112 (2 tokens).
       std::vector<float> wide(2 * 40 + 4);
-      widen_activations(WideForm::F32, y.data(), wide.data(), 40);
-      widen_activations(WideForm::F32, y.data(), wide.data() + 40, 40);
+      widen_activations(WideForm::F32, y.data(), wide.data(), 40, 0);
+      widen_activations(WideForm::F32, y.data(), wide.data() + 40, 40, 0);
       float both[2];
       t.vec_dot_wide(40, w.data(), wide.data(), 40 * sizeof(float), 2, both, 1);
       for (float got : {t.vec_dot(40, w.data(), y.data()), both[0], both[1]}) {

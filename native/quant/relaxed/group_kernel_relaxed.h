@@ -9,6 +9,8 @@
 // vector, and
 //   offset types: acc += float(dot - offset * sum(a)) * (d_w * d_a)
 //   min types:    acc += float(dot) * (d_w * d_a) + m_w * s_a
+// where the activations bring -offset * sum(a) (group_q8_0r::offset_sums),
+// so the dot-adds start from it.
 // lane by lane. A row's result is the sum of 4 partial sums, block 4g + k
 // going to partial k, added as (p0 + p2) + (p1 + p3).
 //
@@ -64,15 +66,6 @@ struct RelaxedGroups {
   // lanes before they widen (13 vector ops against 17 and 4 constant loads).
   static constexpr bool kInt16Sums = 16 * 127 * Levels::kMaxLevel <= 32767;
 
-  // offset * sum(a), lane by lane (a shift where the offset is a power of 2).
-  static v128_t offset_times(v128_t sums) {
-    constexpr int k = Levels::kOffset;
-    if constexpr ((k & (k - 1)) == 0) {
-      return wasm_i32x4_shl(sums, __builtin_ctz(k));
-    } else {
-      return wasm_i32x4_mul(sums, wasm_i32x4_splat(k));
-    }
-  }
   using Act = std::conditional_t<kHasMin, group_q8_1r, group_q8_0r>;
 
   // A block's integer dot with the 32 activations at a, in lanes of 4
@@ -135,29 +128,41 @@ struct RelaxedGroups {
   }
 
   // acc + the float end of 4 integer dots q, lane by lane: the weights'
-  // scales d (and mins m), the activations' scales ad and, in as, their s
-  // (min types) or sums (offset types).
+  // scales d (and mins m), the activations' scales ad and (min types) s.
+  // Offset types: q already holds the offsets' share (offset_sums).
   static v128_t float_end(v128_t acc, v128_t q, v128_t d, v128_t m, v128_t ad, v128_t as) {
     if constexpr (kHasMin) {
       return wasm_f32x4_add(acc, wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(d, ad)),
                                                 wasm_f32x4_mul(m, as)));
     } else {
-      q = wasm_i32x4_sub(q, offset_times(as));
       return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(q), wasm_f32x4_mul(d, ad)));
     }
   }
-  // Where block k's s (min types) or sum (offset types) is in a group.
-  static const void* second_at(const Act& y, int k) {
+  // Block k's s (min types: the float end's as) of a group, in every lane.
+  static v128_t s_at(const Act& y, int k) {
     if constexpr (kHasMin) {
-      return &y.s[k];
+      return wasm_v128_load32_splat(&y.s[k]);
     } else {
-      return &y.sums[k];
+      return wasm_f32x4_splat(0);
+    }
+  }
+  // Block k's offset share (offset types: where its integer dots start), in
+  // every lane.
+  static v128_t dot_start(const Act& y, int k) {
+    if constexpr (kHasMin) {
+      return wasm_i32x4_splat(0);
+    } else {
+      return wasm_v128_load32_splat(&y.offset_sums[k]);
     }
   }
 
   // acc + the float end of a group's integer dots q (block k in lane k).
   static v128_t add_dots(v128_t acc, v128_t q, v128_t d, v128_t m, const Act& y) {
-    return float_end(acc, q, d, m, wasm_v128_load(y.d), wasm_v128_load(second_at(y, 0)));
+    if constexpr (kHasMin) {
+      return float_end(acc, q, d, m, wasm_v128_load(y.d), wasm_v128_load(y.s));
+    } else {
+      return float_end(acc, wasm_i32x4_add(q, wasm_v128_load(y.offset_sums)), d, m, wasm_v128_load(y.d), m);  // m: unused
+    }
   }
 
   static v128_t add_group(v128_t acc, const Group& g, const Act& y) {
@@ -209,9 +214,8 @@ struct RelaxedGroups {
   static v128_t add_column(v128_t acc, const Column16& c, const Act& y) {
     v128_t dots[kTileRows];  // the rows share the activations' loads (clang keeps one of each)
     for (int r = 0; r < kTileRows; ++r) dots[r] = relaxed_dot32(y.qs + QK8_0 * k, c.lo[r], c.hi[r]);
-    // opaque: else clang splats offset * -sum after negating it, in 5 ops
-    return float_end(acc, sum_blocks(dots[0], dots[1], dots[2], dots[3]), c.d, c.m, wasm_v128_load32_splat(&y.d[k]),
-                     opaque(wasm_v128_load32_splat(second_at(y, k))));
+    const v128_t q = wasm_i32x4_add(sum_blocks(dots[0], dots[1], dots[2], dots[3]), dot_start(y, k));
+    return float_end(acc, q, c.d, c.m, wasm_v128_load32_splat(&y.d[k]), s_at(y, k));
   }
 
   // One block of a tile's rows for the dot-adds: their levels in row lanes
@@ -232,9 +236,8 @@ struct RelaxedGroups {
   // column: add_dots with the rows in the lanes.
   template <int k>
   static v128_t add_column(v128_t acc, const Column& c, const Act& y) {
-    const v128_t q = row_lanes_dot(c.levels, y.qs + QK8_0 * k);
-    // opaque: else clang splats offset * -sum after negating it, in 5 ops
-    return float_end(acc, q, c.d, c.m, wasm_v128_load32_splat(&y.d[k]), opaque(wasm_v128_load32_splat(second_at(y, k))));
+    const v128_t q = row_lanes_dot(c.levels, y.qs + QK8_0 * k, dot_start(y, k));
+    return float_end(acc, q, c.d, c.m, wasm_v128_load32_splat(&y.d[k]), s_at(y, k));
   }
 
   // Rows r < n_rows (1..kTileRows) at w + r * row_bytes against 2 to
@@ -336,7 +339,7 @@ struct RelaxedGroups {
     v128_t part[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
     const auto block = [&](const Quad& q, const Act& g, auto k) __attribute__((always_inline)) {
       const int8_t* qs = g.qs + QK8_0 * k;
-      v128_t lo = wasm_i32x4_splat(0), hi = lo;
+      v128_t lo = dot_start(g, k), hi = wasm_i32x4_splat(0);
       for (int j = 0; j < 4; ++j) {
         lo = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(qs + 4 * j), Levels::template quad_levels<0>(q, j), lo);
         hi = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(qs + 16 + 4 * j), Levels::template quad_levels<1>(q, j),
@@ -344,7 +347,7 @@ struct RelaxedGroups {
       }
       // add_column's float end
       part[k] = float_end(part[k], wasm_i32x4_add(lo, hi), quad_scales(q), wasm_f32x4_splat(0),
-                          wasm_v128_load32_splat(&g.d[k]), opaque(wasm_v128_load32_splat(second_at(g, k))));
+                          wasm_v128_load32_splat(&g.d[k]), wasm_f32x4_splat(0));
     };
     using K0 = std::integral_constant<int, 0>;
     using K1 = std::integral_constant<int, 1>;

@@ -38,7 +38,7 @@ inline void nibbles5(const uint8_t* qs, const uint8_t* qh, v128_t* lo, v128_t* h
 
 struct Q4_0Levels {
   using Block = block_q4_0;
-  static constexpr int kOffset = 8;  // w = d (q - 8)
+  static constexpr int kOffset = kQ4_0LevelOffset;  // w = d (q - 8)
   static constexpr int kMaxLevel = 15;
   static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles(b.qs, lo, hi); }
   static const float* scale_at(const Block& b) { return kFp16Table + b.d; }
@@ -61,7 +61,7 @@ struct Q4_0Levels {
 
 struct Q5_0Levels {
   using Block = block_q5_0;
-  static constexpr int kOffset = 16;  // w = d (q - 16)
+  static constexpr int kOffset = kQ5_0LevelOffset;  // w = d (q - 16)
   static constexpr int kMaxLevel = 31;
   static void levels(const Block& b, v128_t* lo, v128_t* hi) { nibbles5(b.qs, b.qh, lo, hi); }
   static const float* scale_at(const Block& b) { return kFp16Table + b.d; }
@@ -78,7 +78,7 @@ struct Q4_1Levels {
 
 struct MxFp4Levels {
   using Block = block_mxfp4;
-  static constexpr int kOffset = 12;  // kValuesMxfp4 spans -12..12
+  static constexpr int kOffset = kMxfp4LevelOffset;  // kValuesMxfp4 spans -12..12
   static constexpr int kMaxLevel = 24;
   struct Table {
     alignas(16) int8_t v[16];
@@ -103,7 +103,7 @@ struct MxFp4Levels {
 // and the float end is the SIMD-128 kernel's (vec_dot_q8_0_q8_0w).
 struct Q8_0Levels {
   using Block = block_q8_0;
-  static constexpr int kOffset = 128;
+  static constexpr int kOffset = kQ8_0LevelOffset;
   static constexpr int kMaxLevel = 255;
   static void levels(const Block& b, v128_t* lo, v128_t* hi) {
     const v128_t flip = wasm_i8x16_splat(-128);

@@ -38,15 +38,16 @@ inline void load_row_lanes(const v128_t* lo, const v128_t* hi, RowLanes& c) {
   interleave_rows(hi, c.group + 4);
 }
 
-// Lane r: row r's integer dot with the 32 int8 activations at a, in four
-// chains of two dot-adds.
-inline v128_t row_lanes_dot(const RowLanes& c, const int8_t* a) {
-  v128_t q[4];
-  for (int g = 0; g < 4; ++g)
-    q[g] = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(a + 4 * g), c.group[g], wasm_i32x4_splat(0));
-  for (int g = 4; g < 8; ++g)
-    q[g - 4] = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(a + 4 * g), c.group[g], q[g - 4]);
-  return wasm_i32x4_add(wasm_i32x4_add(q[0], q[1]), wasm_i32x4_add(q[2], q[3]));
+// Lane r: init + row r's integer dot with the 32 int8 activations at a, in
+// two chains of four dot-adds (the tiles keep several tokens' chains in
+// flight, so more chains only cost their adds).
+inline v128_t row_lanes_dot(const RowLanes& c, const int8_t* a, v128_t init = wasm_i32x4_splat(0)) {
+  v128_t lo = init, hi = wasm_i32x4_splat(0);
+  for (int g = 0; g < 4; ++g) {
+    lo = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(a + 4 * g), c.group[g], lo);
+    hi = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(a + 16 + 4 * g), c.group[g + 4], hi);
+  }
+  return wasm_i32x4_add(lo, hi);
 }
 
 // Row r of a tile of n_rows rows at w, row_bytes apart; rows past n_rows

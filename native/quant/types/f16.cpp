@@ -76,7 +76,7 @@ void vec_dot_f16_f32w(int64_t n, const void* w, const void* a, int64_t act_strid
 // activations widened as matmul widens them for it.
 float vec_dot_f16_f32_simd(int64_t n, const void* w, const void* a) {
   std::vector<float> scaled(static_cast<size_t>(n));
-  widen_activations(WideForm::F32, a, scaled.data(), n);
+  widen_activations(WideForm::F32, a, scaled.data(), n, 0);
   float out;
   vec_dot_f16_f32w(n, w, scaled.data(), 0, 1, &out, 0);
   return out;

@@ -287,7 +287,7 @@ int main(int argc, char** argv) {
       const VecDotTileFn tile = quads ? t.vec_dot_quads : t.vec_dot_tile;
       if (use_wide) {
         wide.resize(wide_activation_bytes(t.wide_form, kDim));
-        widen_activations(t.wide_form, act.data(), wide.data(), kDim);
+        widen_activations(t.wide_form, act.data(), wide.data(), kDim, t.level_offset);
       }
       float sink = 0;
       const double secs = best_time([&] {

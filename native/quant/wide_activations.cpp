@@ -3,12 +3,35 @@
 #include <cstring>
 
 #include "quant/fp16.h"
+#include "quant/simd128.h"
 
 namespace wasmlm {
 
 namespace {
 
-// The grouped int8 forms: the qs of blocks 4g..4g+3 side by side in group g
+// A block's 32 qs (zeros where q is null) copied to out (int8 or int16);
+// returns their sum.
+template <typename Out>
+int32_t copy_block(const int8_t* q, Out* out) {
+  int32_t sum = 0;
+#ifdef __wasm_simd128__
+  if constexpr (sizeof(Out) == 1) {
+    const v128_t lo = q ? wasm_v128_load(q) : wasm_i8x16_splat(0), hi = q ? wasm_v128_load(q + 16) : lo;
+    wasm_v128_store(out, lo);
+    wasm_v128_store(out + 16, hi);
+    // |a sum of 4| <= 512: the pairs' sums add in int16 lanes
+    return simd::hsum_i32(wasm_i32x4_extadd_pairwise_i16x8(
+        wasm_i16x8_add(wasm_i16x8_extadd_pairwise_i8x16(lo), wasm_i16x8_extadd_pairwise_i8x16(hi))));
+  }
+#endif
+  for (int j = 0; j < QK8_0; ++j) {
+    out[j] = q ? q[j] : 0;
+    sum += out[j];
+  }
+  return sum;
+}
+
+// The grouped forms: the qs of blocks 4g..4g+3 side by side in group g
 // (zeros past the last block), then scales(block or nullptr, group, b, sum).
 template <typename Block, typename Group, typename Scales>
 void widen_groups(const void* src, void* dst, int64_t n, Scales&& scales) {
@@ -18,12 +41,7 @@ void widen_groups(const void* src, void* dst, int64_t n, Scales&& scales) {
   for (int64_t g = 0; g < (nb + 3) / 4; ++g)
     for (int b = 0; b < 4; ++b) {
       const int64_t i = 4 * g + b;
-      int32_t sum = 0;
-      for (int j = 0; j < QK8_0; ++j) {
-        const int8_t q = i < nb ? x[i].qs[j] : 0;
-        y[g].qs[QK8_0 * b + j] = q;
-        sum += q;
-      }
+      const int32_t sum = copy_block(i < nb ? x[i].qs : nullptr, y[g].qs + QK8_0 * b);
       scales(i < nb ? &x[i] : nullptr, y[g], b, sum);
     }
 }

@@ -322,8 +322,8 @@ double exp_scores(float* s, uint32_t n, float max, bool simd) {
     const v128_t m = wasm_f32x4_splat(max), lowest = wasm_f32x4_splat(kLowest), highest = wasm_f32x4_splat(kHighest);
     for (; j + 4 <= n; j += 4) {
       const v128_t x = wasm_f32x4_sub(wasm_v128_load(s + j), m);
-      // min/max (not pmin/pmax): NaN stays NaN
-      const v128_t in_range = wasm_f32x4_min(wasm_f32x4_max(x, lowest), highest);
+      // pmax(x, lo) = x < lo ? lo : x: NaN stays NaN (so does pmin's)
+      const v128_t in_range = wasm_f32x4_pmin(wasm_f32x4_pmax(x, lowest), highest);
       const v128_t e = wasm_v128_andnot(exp_poly_f32x4(in_range), wasm_f32x4_lt(x, lowest));
       wasm_v128_store(s + j, e);
       sum += s[j];
@@ -343,25 +343,34 @@ double exp_scores(float* s, uint32_t n, float max, bool simd) {
   return sum;
 }
 
-void round_weights_to_f16(float* w, uint32_t n, float factor, bool simd) {
+void round_to_f16(const float* x, float* out, uint32_t n, float pre, float factor, bool simd) {
+  const auto one = [=](float v) { return fp16_to_fp32(fp32_to_fp16(v * pre)) * factor; };
   uint32_t j = 0;
 #ifdef __wasm_simd128__
-  // x rounded to F16 as (x + c) - c, where c's ulp is x's F16 ulp: c =
-  // 2^(e + 13) for x in [2^e, 2^(e+1)), and 0.5 (ulp 2^-24) below F16's
-  // normal range. Round to nearest even, as fp32_to_fp16.
+  // v rounded to F16 as (v + c) - c, where c (v's sign) has v's F16 ulp as
+  // its f32 ulp: |c| = 2^(e + 13) for |v| in [2^e, 2^(e+1)), and 0.5 (ulp
+  // 2^-24) below F16's normal range. Round to nearest even, as
+  // fp32_to_fp16; the sign put back keeps -0. Vectors with a lane past F16's
+  // range (or NaN) go lane by lane.
   if (simd) {
-    const v128_t f = wasm_f32x4_splat(factor);
+    const v128_t p = wasm_f32x4_splat(pre), f = wasm_f32x4_splat(factor), sign = wasm_i32x4_splat(INT32_MIN);
+    const v128_t limit = wasm_f32x4_splat(65520.0f);  // F16 rounds from here to infinity
     for (; j + 4 <= n; j += 4) {
-      const v128_t x = wasm_v128_load(w + j);
-      v128_t c = wasm_i32x4_add(wasm_v128_and(x, wasm_i32x4_splat(0x7F800000)), wasm_i32x4_splat(13 << 23));
-      c = wasm_u32x4_max(c, wasm_i32x4_splat(0x3F000000));
-      wasm_v128_store(w + j, wasm_f32x4_mul(wasm_f32x4_sub(wasm_f32x4_add(x, c), c), f));
+      const v128_t v = wasm_f32x4_mul(wasm_v128_load(x + j), p);
+      const v128_t s = wasm_v128_and(v, sign);
+      if (!wasm_i32x4_all_true(wasm_f32x4_lt(wasm_f32x4_abs(v), limit))) {
+        for (uint32_t k = j; k < j + 4; ++k) out[k] = one(x[k]);
+        continue;
+      }
+      v128_t c = wasm_i32x4_add(wasm_v128_and(v, wasm_i32x4_splat(0x7F800000)), wasm_i32x4_splat(13 << 23));
+      c = wasm_v128_or(wasm_u32x4_max(c, wasm_i32x4_splat(0x3F000000)), s);
+      wasm_v128_store(out + j, wasm_f32x4_mul(wasm_v128_or(wasm_f32x4_sub(wasm_f32x4_add(v, c), c), s), f));
     }
   }
 #else
   (void)simd;
 #endif
-  for (; j < n; ++j) w[j] = fp16_to_fp32(fp32_to_fp16(w[j])) * factor;
+  for (; j < n; ++j) out[j] = one(x[j]);
 }
 
 }  // namespace wasmlm

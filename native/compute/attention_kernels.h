@@ -59,8 +59,9 @@ float scale_scores(float* s, uint32_t n, float scale, bool simd);
 // added in order.
 double exp_scores(float* s, uint32_t n, float max, bool simd);
 
-// w[j] = fp16_to_fp32(fp32_to_fp16(w[j])) * factor, for w[j] in [0, 1]
-// (attention weights, which an F16 cache rounds to F16 as llama.cpp does).
-void round_weights_to_f16(float* w, uint32_t n, float factor, bool simd);
+// out[j] = fp16_to_fp32(fp32_to_fp16(x[j] * pre)) * factor, for every float
+// (out may be x): queries and attention weights, which llama.cpp rounds to
+// F16 against an F16 cache.
+void round_to_f16(const float* x, float* out, uint32_t n, float pre, float factor, bool simd);
 
 }  // namespace wasmlm

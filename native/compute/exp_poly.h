@@ -44,13 +44,19 @@ inline float exp_poly_f32(float x) {
 #ifdef __wasm_simd128__
 inline v128_t exp_poly_f32x4(v128_t x) {
   using namespace exp_poly;
-  const v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)));
+  // x log2e rounded to an integer n by adding 1.5 x 2^23 (ulp 1 there; ties
+  // to even, as nearbyint), which leaves n in the low bits of t: cheaper
+  // than f32x4.nearest and i32x4.trunc_sat (several instructions on x86).
+  const v128_t magic = wasm_f32x4_splat(0x1.8p23f);
+  const v128_t t = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)), magic);
+  const v128_t n = wasm_f32x4_sub(t, magic);
   v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
   r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Lo)));
   v128_t p = wasm_f32x4_splat(kP0);
   for (float c : kP) p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(c));
   p = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_mul(p, r), r), r), wasm_f32x4_splat(1.0f));
-  const v128_t scale = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+  // t's low 9 bits are n mod 512, so (t + 127) << 23 is 2^n for |n| <= 126
+  const v128_t scale = wasm_i32x4_shl(wasm_i32x4_add(t, wasm_i32x4_splat(127)), 23);
   return wasm_f32x4_mul(p, scale);
 }
 #endif

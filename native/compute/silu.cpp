@@ -16,8 +16,8 @@ void silu_mul(float* out, const float* g, const float* u, uint64_t n) {
   const v128_t lo = wasm_f32x4_splat(-87.0f), hi = wasm_f32x4_splat(87.0f), one = wasm_f32x4_splat(1.0f);
   for (; i + 4 <= n; i += 4) {
     const v128_t x = wasm_v128_load(g + i);
-    // min/max (not pmin/pmax): a NaN input stays NaN
-    const v128_t e = exp_poly_f32x4(wasm_f32x4_min(wasm_f32x4_max(wasm_f32x4_neg(x), lo), hi));
+    // pmax(v, lo) = v < lo ? lo : v: a NaN stays NaN (so does pmin's)
+    const v128_t e = exp_poly_f32x4(wasm_f32x4_pmin(wasm_f32x4_pmax(wasm_f32x4_neg(x), lo), hi));
     wasm_v128_store(out + i, wasm_f32x4_mul(wasm_f32x4_div(x, wasm_f32x4_add(one, e)), wasm_v128_load(u + i)));
   }
 #endif

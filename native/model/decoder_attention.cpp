@@ -68,7 +68,8 @@ class LayerAttention {
   void prepare(const QueryRow& r) {
     float* q = buf_.query(r.buf);
     if (q8_) return quantize_row_q8_0(r.q, q, static_cast<int64_t>(hd_));
-    for (uint64_t i = 0; i < hd_; ++i) q[i] = (f16_ ? fp16_to_fp32(fp32_to_fp16(r.q[i])) : r.q[i]) * factor_;
+    if (f16_) return round_to_f16(r.q, q, static_cast<uint32_t>(hd_), 1.0f, factor_, kernels_.simd);
+    std::copy(r.q, r.q + hd_, q);  // factor_ is 1 without an F16 cache
   }
 
   // Chunks [c0, c1) (relative to the set's first): scores of every row, and
@@ -136,10 +137,10 @@ class LayerAttention {
         const QueryRow& row = set.rows[r];
         float* w = buf_.scores(row.buf) - set.lo;
         const uint32_t ra = std::max(a, row.first), rb = std::min(b, row.end);
-        for (uint32_t p = ra; p < rb; ++p) w[p] *= inv[r];
-        if (ra < rb) {
-          if (f16_) round_weights_to_f16(w + ra, rb - ra, factor_, kernels_.simd);
-          else if (factor_ != 1.0f) for (uint32_t p = ra; p < rb; ++p) w[p] *= factor_;
+        if (f16_) {
+          if (ra < rb) round_to_f16(w + ra, w + ra, rb - ra, inv[r], factor_, kernels_.simd);
+        } else {
+          for (uint32_t p = ra; p < rb; ++p) w[p] *= inv[r];  // factor_ is 1
         }
         std::fill(buf_.partial(row.buf, c), buf_.partial(row.buf, c) + hd_, 0.f);
       }

@@ -207,27 +207,33 @@ TEST(AttentionKernels, Q8_0SimdEqualsScalarAndTheBlockFormula) {
   }
 }
 
-TEST(AttentionKernels, WeightsRoundToF16AsTheScalarConversion) {
+TEST(AttentionKernels, RoundingToF16GivesTheScalarConversionsBits) {
   std::mt19937 rng(3);
   std::vector<float> w;
-  for (float x : {0.0f, 1.0f, 0.5f, 0x1.0p-24f, 0x1.0p-25f, 0x1.8p-25f, 0x1.0p-14f, 0x1.ffcp-15f, 0x1.0p-26f})
+  for (float x : {0.0f, 1.0f, 0.5f, 0x1.0p-24f, 0x1.0p-25f, 0x1.8p-25f, 0x1.0p-14f, 0x1.ffcp-15f, 0x1.0p-26f, 65504.0f,
+                  65519.99f, 65520.0f, 1e9f, INFINITY, NAN, 0x1.0p-149f})
     w.push_back(x);
   for (int i = 0; i < 20000; ++i) {
     const uint32_t bits = rng() % 0x3F800001u;  // [0, 1]: every exponent, ties included
     w.push_back(fp32_from_bits(bits));
     // a tie: exactly half an F16 ulp (or subnormal step) above a multiple
-    const uint32_t e = 100 + rng() % 27;
+    const uint32_t e = 100 + rng() % 43;
     w.push_back(fp32_from_bits((e << 23) | (rng() & 0x7FE000u) | (e >= 113 ? 0x1000u : 0u)));
+    w.push_back(fp32_from_bits(rng()));  // any float
   }
-  for (float factor : {1.0f, kF16RawFactor}) {
-    std::vector<float> a = w, b = w;
-    round_weights_to_f16(a.data(), static_cast<uint32_t>(a.size()), factor, true);
-    round_weights_to_f16(b.data(), static_cast<uint32_t>(b.size()), factor, false);
-    for (size_t i = 0; i < w.size(); ++i) {
-      ASSERT_EQ(fp32_to_bits(a[i]), fp32_to_bits(b[i])) << w[i];
-      ASSERT_EQ(b[i], fp16_to_fp32(fp32_to_fp16(w[i])) * factor);
+  const size_t n = w.size();
+  for (size_t i = 0; i < n; ++i) w.push_back(-w[i]);
+  const auto same = [](float a, float b) { return fp32_to_bits(a) == fp32_to_bits(b) || (a != a && b != b); };
+  for (float pre : {1.0f, 0.37f})
+    for (float factor : {1.0f, kF16RawFactor}) {
+      std::vector<float> a(w.size()), b(w.size());
+      round_to_f16(w.data(), a.data(), static_cast<uint32_t>(w.size()), pre, factor, true);
+      round_to_f16(w.data(), b.data(), static_cast<uint32_t>(w.size()), pre, factor, false);
+      for (size_t i = 0; i < w.size(); ++i) {
+        ASSERT_TRUE(same(a[i], b[i])) << w[i] << " pre " << pre << ": " << a[i] << " against " << b[i];
+        ASSERT_TRUE(same(b[i], fp16_to_fp32(fp32_to_fp16(w[i] * pre)) * factor)) << w[i];
+      }
     }
-  }
 }
 
 TEST(AttentionKernels, ExponentialsAreTheScalarTwinsBitsWithinTwoUlpOfExp) {

@@ -9,10 +9,10 @@
 // vector, and
 //   offset types: acc += float(dot - offset * sum(a)) * (d_w * d_a)
 //   min types:    acc += float(dot) * (d_w * d_a) + m_w * s_a
-// where the activations bring -offset * sum(a) (group_q8_0r::offset_sums),
-// so the dot-adds start from it.
-// lane by lane. A row's result is the sum of 4 partial sums, block 4g + k
-// going to partial k, added as (p0 + p2) + (p1 + p3).
+// lane by lane (the activations bring -offset * sum(a), group_q8_0r's
+// offset_sums, and the integer dots start from it). A row's result is the
+// sum of 4 partial sums, block 4g + k going to partial k, added as
+// (p0 + p2) + (p1 + p3).
 //
 // One token (decoding) takes a row at a time, its 4 blocks of a group in the
 // lanes (one vector of partial sums): it reads the row straight through.
@@ -161,7 +161,8 @@ struct RelaxedGroups {
     if constexpr (kHasMin) {
       return float_end(acc, q, d, m, wasm_v128_load(y.d), wasm_v128_load(y.s));
     } else {
-      return float_end(acc, wasm_i32x4_add(q, wasm_v128_load(y.offset_sums)), d, m, wasm_v128_load(y.d), m);  // m: unused
+      return float_end(acc, wasm_i32x4_add(q, wasm_v128_load(y.offset_sums)), d, m, wasm_v128_load(y.d),
+                       wasm_f32x4_splat(0));
     }
   }
 

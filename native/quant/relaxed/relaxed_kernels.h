@@ -60,12 +60,14 @@ void vec_dot_q4_K_q8_K_quads_relaxed(int64_t n, const void* w, int64_t row_bytes
                                      int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
 void vec_dot_q5_K_q8_K_quads_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
                                      int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
+
+// The levels' offsets of the 32-weight types below (w = d (level - offset);
+// Q4_1 has a min instead), which group_q8_0r's activations bake in.
+inline constexpr int kQ4_0LevelOffset = 8, kQ5_0LevelOffset = 16, kMxfp4LevelOffset = 12, kQ8_0LevelOffset = 128;
+
 // The 32-weight types with unsigned levels (MXFP4: offset) against grouped int8 activations
 // (group_q8_0r, group_q8_1r in wide_activations.h), 1 to kMaxWideTokens
 // tokens per pass (QuantTraits::vec_dot_wide; group_kernel_relaxed.h).
-// Their levels' offsets (w = d (level - offset); Q4_1 has a min instead),
-// which group_q8_0r's activations bake in:
-inline constexpr int kQ4_0LevelOffset = 8, kQ5_0LevelOffset = 16, kMxfp4LevelOffset = 12, kQ8_0LevelOffset = 128;
 // vec_dot_*_tile_relaxed: up to 4 rows at once (QuantTraits::vec_dot_tile), the
 // same bits per row.
 #define WASMLM_DECLARE_RELAXED_GROUP_DOT(name)                                                                   \

@@ -23,7 +23,6 @@
 #include "compute/attention_kernels.h"
 #include "compute/ops.h"
 #include "model/decoder_context.h"
-#include "quant/fp16.h"
 #include "quant/quant_types.h"
 
 namespace wasmlm {

@@ -27,7 +27,11 @@ class DecoderContext {
   // (n_vocab floats) after the last one. A batch gives the same results as
   // evaluating its tokens one by one. Throws TooLarge past n_ctx.
   const float* eval(const int32_t* tokens, int n_tokens);
-  static constexpr int kMaxBatch = 32;
+  // A batch reads every weight once and joins the threads ~10 times a
+  // layer: at 32, a 128-token prompt on 2 threads spent 3-4% of its time
+  // in those joins (1.5% at 128). Its buffers take 128 rows of the widest
+  // activations (~10 MB for a 1B model).
+  static constexpr int kMaxBatch = 128;
   uint32_t n_ctx() const { return n_ctx_; }
   uint32_t n_past() const { return n_past_; }
   const float* logits() const { return logits_.data(); }  // after the last evaluated token

@@ -208,7 +208,8 @@ TEST(LlamaForward, BatchedPromptGivesTheSameLogitsAsTokenByToken) {
     std::vector<int32_t> prompt = kPrompt;
     for (int i = 0; i < 2 * DecoderContext::kMaxBatch; ++i) prompt.push_back((i * 37 + 11) % 500);
     ThreadPool pool(2);
-    DecoderContext batched(model, 128, pool), single(model, 128, pool);
+    const uint32_t n_ctx = static_cast<uint32_t>(prompt.size()) + 1;  // and one more token
+    DecoderContext batched(model, n_ctx, pool), single(model, n_ctx, pool);
     const float* a = batched.eval(prompt.data(), static_cast<int>(prompt.size()));
     std::vector<float> la(a, a + model.hparams().n_vocab);
     const float* b = nullptr;

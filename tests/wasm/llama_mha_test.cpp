@@ -121,8 +121,9 @@ TEST(LlamaMha, DecodingGivesTheSameLogitsAsABatchedPrompt) {
   auto m = make_model();
   for (int threads : {1, 2}) {
     ThreadPool pool(threads);
-    DecoderContext batched(*m->model, 128, pool), single(*m->model, 128, pool);
     const std::vector<int32_t> p = prompt(DecoderContext::kMaxBatch + 9);
+    const uint32_t n_ctx = static_cast<uint32_t>(p.size());
+    DecoderContext batched(*m->model, n_ctx, pool), single(*m->model, n_ctx, pool);
     const float* a = batched.eval(p.data(), static_cast<int>(p.size()));
     std::vector<float> la(a, a + kVocab);
     const float* b = nullptr;

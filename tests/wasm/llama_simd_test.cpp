@@ -85,7 +85,8 @@ TEST(LlamaSimd, BatchedPromptGivesTheSameLogitsAsTokenByToken) {
     const uint32_t n_vocab = model.hparams().n_vocab;
     const std::vector<int32_t> p = prompt(2 * DecoderContext::kMaxBatch + 7);
     ThreadPool pool(2);
-    DecoderContext batched(model, 128, pool), single(model, 128, pool);
+    const uint32_t n_ctx = static_cast<uint32_t>(p.size());
+    DecoderContext batched(model, n_ctx, pool), single(model, n_ctx, pool);
     const float* a = batched.eval(p.data(), static_cast<int>(p.size()));
     std::vector<float> la(a, a + n_vocab);
     const float* b = nullptr;

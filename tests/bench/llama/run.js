@@ -30,8 +30,10 @@
 // Each run is preceded by a warm-up (32 prompt tokens + 64 steps, WARM_UP in
 // bench-ours.js: wasm engines optimize their code while the first steps
 // run) on the same loaded model. --rounds N runs every configuration N times, the engines
-// taking turns within each round (a slow minute of a noisy machine then hits
-// each engine alike), and reports each engine's median prompt and decode.
+// and thread counts taking turns within each round (a slow minute of a noisy
+// machine then hits each alike), and reports each engine's median prompt and
+// decode; "prompt vs 1 thread" is the median of each round's ratio, with
+// native llama.cpp's beside it (what this machine's two cores give).
 // wllama's figures are llama.cpp's own timings from inside its wasm
 // (prompt_ms, and predicted_ms over predicted_n - 1 steps).
 import { execFile } from 'node:child_process';
@@ -349,21 +351,29 @@ function bestWllama(runs) {
   };
 }
 
+const median = (values) => {
+  const v = [...values].sort((a, b) => a - b);
+  const m = v.length >> 1;
+  return v.length === 0 ? null : v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+};
+
 /** One engine's runs of a configuration as one: the median prompt and decode times (each its own median). */
 function medianRun(runs) {
   const ok = runs.filter((r) => r && !r.error);
   if (ok.length === 0) return runs[0] ?? null;
   if (ok.length === 1 && runs.length === 1) return ok[0];
-  const median = (key) => {
-    const v = ok.map((r) => r[key]).sort((a, b) => a - b);
-    const m = v.length >> 1;
-    return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-  };
   return {
-    ...ok[0], promptMs: median('promptMs'), decodeMs: median('decodeMs'),
+    ...ok[0], promptMs: median(ok.map((r) => r.promptMs)), decodeMs: median(ok.map((r) => r.decodeMs)),
     rounds: ok.map((r) => `${fmt(tps(r, 'prompt'))}/${fmt(tps(r, 'decode'))}`).join(', '),
     ...(ok.length < runs.length ? { failedRounds: runs.length - ok.length } : {}),
   };
+}
+
+/** An engine's prompt speed on `row` over that on `row1` (1 thread), round by round (both ran in the same round), and their median. */
+function promptScaling(row, row1, engine) {
+  const [a, b] = [row.runs?.[engine] ?? [], row1?.runs?.[engine] ?? []];
+  const rounds = a.map((r, i) => ratio(tps(r, 'prompt'), tps(b[i], 'prompt'))).filter((x) => x != null);
+  return rounds.length ? { median: median(rounds), rounds } : null;
 }
 
 function report(rows, opts) {
@@ -372,7 +382,7 @@ function report(rows, opts) {
   out.push(`## wasmlm vs wllama vs llama.cpp — ${prompts}, decode ${opts.nGen} greedy steps (tokens/s)`);
   out.push('');
   if (opts.rounds > 1) {
-    out.push(`Each figure: the median of ${opts.rounds} rounds, the engines taking turns within each round.`);
+    out.push(`Each figure: the median of ${opts.rounds} rounds, the engines and thread counts taking turns within each round.`);
     out.push('');
   }
   out.push('| model | type | thr | engine | prompt t/s | decode t/s | prompt ours/wllama | decode ours/wllama | prompt ours/native | decode ours/native | prompt ours/native AVX2 | decode ours/native AVX2 | same tokens as native | notes |');
@@ -415,8 +425,8 @@ function report(rows, opts) {
     out.push(`Targets for ${label} (wasmlm in Chromium): decode ≥ ${t.decodeVsNative * 100}% of native and ≥ ${t.vsWllama}× wllama; prompt ≥ ${t.promptVsNative * 100}% of native and ≥ ${t.vsWllama}× wllama${opts.depths ? `; prompt with 2 threads ≥ ${DEPTH_THREAD_SCALING}× 1 thread` : ''}.`);
   }
   out.push('');
-  out.push('| model | type | thr | decode vs native | decode vs wllama | prompt vs native | prompt vs wllama | decode vs native 1-thread | prompt vs 1 thread | decode vs native AVX2 | prompt vs native AVX2 |');
-  out.push('|---|---|---|---|---|---|---|---|---|---|---|');
+  out.push('| model | type | thr | decode vs native | decode vs wllama | prompt vs native | prompt vs wllama | decode vs native 1-thread | prompt vs 1 thread | native\'s prompt vs 1 thread | decode vs native AVX2 | prompt vs native AVX2 |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
   const mark = (x, target) => (x == null ? '—' : `${x.toFixed(2)}${x >= target ? ' ✓' : ' ✗'}`);
   for (const row of rows) {
     const ours = row['ours-chromium'];
@@ -425,8 +435,13 @@ function report(rows, opts) {
     const t = rowTargets(row);
     // node-llama-cpp's 2-thread decode is unreliable here: also compare with its 1-thread figure
     const row1 = rows.find((r) => r.model === row.model && r.type === row.type && r.threads === 1);
-    const scaling = row.threads > 1 ? ratio(p, tps(row1?.['ours-chromium'], 'prompt')) : null;
-    out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${mark(ratio(d, tps(row.native, 'decode')), t.decodeVsNative)} | ${mark(ratio(d, tps(row.wllama, 'decode')), t.vsWllama)} | ${mark(ratio(p, tps(row.native, 'prompt')), t.promptVsNative)} | ${mark(ratio(p, tps(row.wllama, 'prompt')), t.vsWllama)} | ${row.threads > 1 ? mark(ratio(d, tps(row1?.native, 'decode')), t.decodeVsNative) : ''} | ${row.threads > 1 ? (opts.depths ? mark(scaling, DEPTH_THREAD_SCALING) : fmt(scaling, 2)) : ''} | ${mark(ratio(d, tps(row['native-avx2'], 'decode')), t.decodeVsNative)} | ${mark(ratio(p, tps(row['native-avx2'], 'prompt')), t.promptVsNative)} |`);
+    // Prompt scaling: the median of each round's ratio (the rounds' own in brackets); native's is the machine's anchor.
+    const scaling = row.threads > 1 ? promptScaling(row, row1, 'ours-chromium') : null;
+    const nativeScaling = row.threads > 1 ? promptScaling(row, row1, 'native') : null;
+    const roundsOf = (x) => (x && x.rounds.length > 1 ? ` (${x.rounds.map((r) => r.toFixed(2)).join(', ')})` : '');
+    const scalingCell = row.threads > 1 ? `${opts.depths ? mark(scaling?.median, DEPTH_THREAD_SCALING) : fmt(scaling?.median, 2)}${roundsOf(scaling)}` : '';
+    const nativeScalingCell = row.threads > 1 ? `${fmt(nativeScaling?.median, 2)}${roundsOf(nativeScaling)}` : '';
+    out.push(`| ${row.model} | ${row.type} | ${row.threads} | ${mark(ratio(d, tps(row.native, 'decode')), t.decodeVsNative)} | ${mark(ratio(d, tps(row.wllama, 'decode')), t.vsWllama)} | ${mark(ratio(p, tps(row.native, 'prompt')), t.promptVsNative)} | ${mark(ratio(p, tps(row.wllama, 'prompt')), t.vsWllama)} | ${row.threads > 1 ? mark(ratio(d, tps(row1?.native, 'decode')), t.decodeVsNative) : ''} | ${scalingCell} | ${nativeScalingCell} | ${mark(ratio(d, tps(row['native-avx2'], 'decode')), t.decodeVsNative)} | ${mark(ratio(p, tps(row['native-avx2'], 'prompt')), t.promptVsNative)} |`);
   }
   out.push('');
   out.push('Same tokens as native: leading greedy tokens equal to native llama.cpp\'s (information only: the weights are random, so close logits make greedy paths part early).');
@@ -500,20 +515,26 @@ async function main() {
       const model = opts.depths ? `${name} @${depth}` : name;
       const contextLength = contextFor(prompt.length, opts.nGen);
       const banned = arch === 'llama' ? [] : DECODERS[arch] ? DECODERS[arch].banned : [RWKV_EOT];
-      for (const threads of opts.threads) {
-        const row = { arch, model, depth, type, threads, file: path.basename(file), vocab, prompt, promptText };
+      // Every thread count takes its turn within a round, so that a slow
+      // minute of the machine hits 1 and 2 threads alike (the scaling column
+      // pairs each round's runs).
+      const configs = opts.threads.map((threads) => {
+        const row = { arch, model, depth, type, threads, file: path.basename(file), vocab, prompt, promptText, runs: {} };
         rows.push(row);
-        const args = [file, String(threads), JSON.stringify(prompt), String(opts.nGen), JSON.stringify(banned), String(contextLength)];
-        const step = async (engine, run) => {
-          log(`${model} ${type} ${threads}t ${engine} ...`);
-          const t0 = performance.now();
-          const r = await run().catch((error) => ({ error: String(error?.stack ?? error) }));
-          log(`  ${r.error ? `error: ${r.error.split('\n')[0]}` : `prompt ${fmt(tps(r, 'prompt'))} t/s, decode ${fmt(tps(r, 'decode'))} t/s, load ${fmt(r.loadMs / 1000)} s`} (${((performance.now() - t0) / 1000).toFixed(0)} s in all)`);
-          return r;
-        };
-        const runs = {};
-        const add = (engine, r) => (runs[engine] ??= []).push(r);
-        for (let round = 0; round < opts.rounds; round++) {
+        return row;
+      });
+      for (let round = 0; round < opts.rounds; round++) {
+        for (const row of configs) {
+          const { threads } = row;
+          const args = [file, String(threads), JSON.stringify(prompt), String(opts.nGen), JSON.stringify(banned), String(contextLength)];
+          const step = async (engine, run) => {
+            log(`${model} ${type} ${threads}t ${engine} ...`);
+            const t0 = performance.now();
+            const r = await run().catch((error) => ({ error: String(error?.stack ?? error) }));
+            log(`  ${r.error ? `error: ${r.error.split('\n')[0]}` : `prompt ${fmt(tps(r, 'prompt'))} t/s, decode ${fmt(tps(r, 'decode'))} t/s, load ${fmt(r.loadMs / 1000)} s`} (${((performance.now() - t0) / 1000).toFixed(0)} s in all)`);
+            return r;
+          };
+          const add = (engine, r) => (row.runs[engine] ??= []).push(r);
           if (opts.engines.includes('native')) add('native', await step('native', () => runChild('node-native.js', args)));
           if (opts.engines.includes('native-avx2')) {
             add('native-avx2', await step('native AVX2', () => runChild('node-native.js', args, {
@@ -533,8 +554,8 @@ async function main() {
             add('wllama', bestWllama(builds));
           }
         }
-        for (const [engine, list] of Object.entries(runs)) row[engine] = medianRun(list);
       }
+      for (const row of configs) for (const [engine, list] of Object.entries(row.runs)) row[engine] = medianRun(list);
     }
   } finally {
     await browser?.close();

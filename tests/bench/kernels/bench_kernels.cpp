@@ -121,13 +121,15 @@ struct Row {
   double scalar, simd1, simd2, in_cache, mm_ratio, untouched, in_rows;
 };
 
-// `--matmul TYPE ROWS COLS TOKENS [THREADS [int16|dot-add|rows]]`: only a
-// prompt-sized matmul on weights in cache, repeated for about 2 s, in GMAC/s
-// (1 thread unless given): the figure to profile a multi-token kernel with.
-// The weights are in row quads where a model's would be, except with the
-// last argument, which keeps them in rows and may pin the relaxed tiles'
-// integer dots (else chosen by the engine's dot-add lowering,
-// relaxed_tile_dots).
+// `--matmul TYPE ROWS COLS TOKENS [THREADS [int16|dot-add|rows|cold]]`: only
+// a prompt-sized matmul on weights in cache, repeated for about 2 s, in
+// GMAC/s (1 thread unless given): the figure to profile a multi-token kernel
+// with. The weights are in row quads where a model's would be, except with
+// int16, dot-add or rows, which keep them in rows and may pin the relaxed
+// tiles' integer dots (else chosen by the engine's dot-add lowering,
+// relaxed_tile_dots). `cold`: in quads, cycled through copies of >= 256 MB,
+// so that they stream from memory as a model's do when it decodes (without
+// the row touch), also in GB/s of weights.
 int matmul_only(char** argv) {
   const std::string name = argv[0];
   const int64_t rows = std::atoll(argv[1]), cols = std::atoll(argv[2]), n_tokens = std::atoll(argv[3]);
@@ -141,20 +143,28 @@ int matmul_only(char** argv) {
   for (auto& v : x) v = dist(rng);
   ThreadPool pool(argv[4] ? std::atoi(argv[4]) : 1);
   const std::string layout = argv[4] && argv[5] ? argv[5] : "";
-  if (!layout.empty() && layout != "int16" && layout != "dot-add" && layout != "rows")
+  const bool cold = layout == "cold";
+  if (!layout.empty() && !cold && layout != "int16" && layout != "dot-add" && layout != "rows")
     return std::fprintf(stderr, "unknown layout or tile dots %s\n", layout.c_str()), 2;
   if (layout == "int16" || layout == "dot-add")
     wasmlm::pin_relaxed_tile_dots(layout == "int16" ? wasmlm::TileDots::kInt16 : wasmlm::TileDots::kDotAdd);
-  const bool quads = layout.empty() && repack_as_loaded(type, w, rows, cols);
+  const bool quads = (layout.empty() || cold) && repack_as_loaded(type, w, rows, cols);
+  const uint64_t row_bytes = *ggml_nbytes(type, cols), bytes = row_bytes * rows;
+  const size_t copies = cold ? std::max<uint64_t>(2, (kStreamBytes + bytes - 1) / bytes) : 1;
+  std::vector<std::vector<uint8_t>> mats(copies, w);
   MatmulScratch scratch;
-  const WeightMatrix m{type, cols, rows, w.data(), *ggml_nbytes(type, cols), quads};
-  const double t = best_time([&] { matmul(m, x.data(), n_tokens, y.data(), pool, scratch); }, 2.0);
+  scratch.row_touch.pin(false);
+  const double t = best_time([&] {
+    for (const auto& m : mats)
+      matmul({type, cols, rows, m.data(), row_bytes, quads}, x.data(), n_tokens, y.data(), pool, scratch);
+  }, 2.0) / copies;
   const char* dots = quads                                                          ? " (row quads)"
                      : !wasmlm::relaxed_simd_active()                                ? ""
                      : wasmlm::relaxed_tile_dots() == wasmlm::TileDots::kDotAdd ? " (relaxed tiles: dot-adds)"
                                                                                 : " (relaxed tiles: int16 dots)";
-  std::printf("%s %lld x %lld, %lld tokens: %.2f ms, %.1f GMAC/s%s\n", name.c_str(), (long long)rows, (long long)cols,
-              (long long)n_tokens, t * 1e3, double(rows) * cols * n_tokens / t / 1e9, dots);
+  std::printf("%s %lld x %lld, %lld tokens%s: %.3f ms, %.1f GMAC/s, %.1f GB/s of weights%s\n", name.c_str(),
+              (long long)rows, (long long)cols, (long long)n_tokens, cold ? " from memory" : "", t * 1e3,
+              double(rows) * cols * n_tokens / t / 1e9, bytes / t / 1e9, dots);
   return 0;
 }
 

@@ -67,7 +67,7 @@ function options() {
 }
 
 /** The function names of a wasm file's name section, by function index. */
-export function wasmFunctionNames(bytes) {
+function wasmFunctionNames(bytes) {
   const names = new Map();
   let i = 8;
   const leb = () => {

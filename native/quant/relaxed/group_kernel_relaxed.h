@@ -341,11 +341,15 @@ struct RelaxedGroups {
     const auto block = [&](const Quad& q, const Act& g, auto k) __attribute__((always_inline)) {
       const int8_t* qs = g.qs + QK8_0 * k;
       v128_t lo = dot_start(g, k), hi = wasm_i32x4_splat(0);
-      for (int j = 0; j < 4; ++j) {
-        lo = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(qs + 4 * j), Levels::template quad_levels<0>(q, j), lo);
-        hi = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(qs + 16 + 4 * j), Levels::template quad_levels<1>(q, j),
-                                         hi);
-      }
+      const auto group = [&](auto J) __attribute__((always_inline)) {
+        constexpr int j = decltype(J)::value;
+        lo = relaxed_dot_add_i8x16_i7x16(activation_group<j>(qs), Levels::template quad_levels<0>(q, j), lo);
+        hi = relaxed_dot_add_i8x16_i7x16(activation_group<j + 4>(qs), Levels::template quad_levels<1>(q, j), hi);
+      };
+      group(std::integral_constant<int, 0>{});
+      group(std::integral_constant<int, 1>{});
+      group(std::integral_constant<int, 2>{});
+      group(std::integral_constant<int, 3>{});
       // add_column's float end
       part[k] = float_end(part[k], wasm_i32x4_add(lo, hi), quad_scales(q), wasm_f32x4_splat(0),
                           wasm_v128_load32_splat(&g.d[k]), wasm_f32x4_splat(0));

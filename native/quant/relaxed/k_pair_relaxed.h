@@ -313,14 +313,21 @@ inline void k_row_lanes_one_relaxed(int64_t n, const Rows& rows, int n_rows, con
 #pragma clang loop unroll(disable)
     for (int p = 0; p < 4; ++p, q8 += 64) {
       v128_t l0 = wasm_i32x4_splat(0), l1 = l0, h0 = l0, h1 = l0;
-      for (int g = 0; g < 8; g += 2) {
-        l0 = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(q8 + 4 * g), rows.template level<0>(i, p, g), l0);
-        l1 = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(q8 + 4 * g + 4), rows.template level<0>(i, p, g + 1),
+      // Groups g and g + 1 of both sub-blocks.
+      const auto groups = [&](auto G) __attribute__((always_inline)) {
+        constexpr int g = decltype(G)::value;
+        constexpr bool by_shuffle = Rows::kActivationsByShuffle;
+        l0 = relaxed_dot_add_i8x16_i7x16(activation_group<g, by_shuffle>(q8), rows.template level<0>(i, p, g), l0);
+        l1 = relaxed_dot_add_i8x16_i7x16(activation_group<g + 1, by_shuffle>(q8), rows.template level<0>(i, p, g + 1),
                                          l1);
-        h0 = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(q8 + 32 + 4 * g), rows.template level<1>(i, p, g), h0);
-        h1 = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(q8 + 36 + 4 * g),
+        h0 = relaxed_dot_add_i8x16_i7x16(activation_group<g, by_shuffle>(q8 + 32), rows.template level<1>(i, p, g), h0);
+        h1 = relaxed_dot_add_i8x16_i7x16(activation_group<g + 1, by_shuffle>(q8 + 32),
                                          rows.template level<1>(i, p, g + 1), h1);
-      }
+      };
+      groups(std::integral_constant<int, 0>{});
+      groups(std::integral_constant<int, 2>{});
+      groups(std::integral_constant<int, 4>{});
+      groups(std::integral_constant<int, 6>{});
       isum = wasm_i32x4_add(isum, wasm_i32x4_add(wasm_i32x4_mul(wasm_i32x4_add(l0, l1), k.sc[2 * p]),
                                                  wasm_i32x4_mul(wasm_i32x4_add(h0, h1), k.sc[2 * p + 1])));
     }

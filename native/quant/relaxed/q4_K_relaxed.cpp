@@ -48,6 +48,7 @@ struct block_q4_Kx4 {
 static_assert(sizeof(block_q4_Kx4) == 4 * sizeof(block_q4_K), "a quad takes its rows' bytes");
 
 struct Q4_KQuad : simd::KQuadScales<block_q4_Kx4> {
+  static constexpr bool kActivationsByShuffle = true;  // simd::activation_group
   template <int H>
   v128_t level(int64_t i, int p, int g) const {
     const v128_t v = wasm_v128_load(x[i].qs + 128 * p + 16 * g);

@@ -70,6 +70,7 @@ struct block_q5_Kx4 {
 static_assert(sizeof(block_q5_Kx4) == 4 * sizeof(block_q5_K), "a quad takes its rows' bytes");
 
 struct Q5_KQuad : simd::KQuadScales<block_q5_Kx4> {
+  static constexpr bool kActivationsByShuffle = false;  // simd::activation_group
   // Bit 2p + H of each byte of qh, as 16: by a mask where p is a variable
   // (one token's rolled loop; its shift count in a register ran at a quarter
   // of the speed), by bit_to_16's constant shifts where it is not.

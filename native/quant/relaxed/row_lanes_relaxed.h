@@ -11,6 +11,7 @@
 #include <wasm_simd128.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "quant/quant_traits.h"
 #include "quant/relaxed/relaxed_simd.h"
@@ -38,15 +39,41 @@ inline void load_row_lanes(const v128_t* lo, const v128_t* hi, RowLanes& c) {
   interleave_rows(hi, c.group + 4);
 }
 
+// Bytes 4k..4k+3 of v in every lane. From one 16-byte load, 4 splats by
+// shuffle: V8 puts an address add before each v128.load32_splat (it folds
+// no offset into it), two instructions where this is one.
+template <int k>
+inline v128_t splat_group(v128_t v) {
+  return wasm_i32x4_shuffle(v, v, k, k, k, k);
+}
+
+// Activations 4g..4g+3 at a in every lane: splat_group of a 16-byte load
+// (loads of the same 16 bytes are one), or v128.load32_splat, which holds no
+// register before its dot-add (Q5_K's one-token kernel, whose levels take
+// many, is faster with it).
+template <int g, bool kByShuffle = true>
+inline v128_t activation_group(const int8_t* a) {
+  if constexpr (kByShuffle) {
+    return splat_group<g % 4>(wasm_v128_load(a + 16 * (g / 4)));
+  } else {
+    return wasm_v128_load32_splat(a + 4 * g);
+  }
+}
+
 // Lane r: init + row r's integer dot with the 32 int8 activations at a, in
 // two chains of four dot-adds (the tiles keep several tokens' chains in
 // flight, so more chains only cost their adds).
 inline v128_t row_lanes_dot(const RowLanes& c, const int8_t* a, v128_t init = wasm_i32x4_splat(0)) {
   v128_t lo = init, hi = wasm_i32x4_splat(0);
-  for (int g = 0; g < 4; ++g) {
-    lo = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(a + 4 * g), c.group[g], lo);
-    hi = relaxed_dot_add_i8x16_i7x16(wasm_v128_load32_splat(a + 16 + 4 * g), c.group[g + 4], hi);
-  }
+  const auto group = [&](auto G) __attribute__((always_inline)) {
+    constexpr int g = decltype(G)::value;
+    lo = relaxed_dot_add_i8x16_i7x16(activation_group<g>(a), c.group[g], lo);
+    hi = relaxed_dot_add_i8x16_i7x16(activation_group<g + 4>(a), c.group[g + 4], hi);
+  };
+  group(std::integral_constant<int, 0>{});
+  group(std::integral_constant<int, 1>{});
+  group(std::integral_constant<int, 2>{});
+  group(std::integral_constant<int, 3>{});
   return wasm_i32x4_add(lo, hi);
 }
 

@@ -160,7 +160,8 @@ struct Table {
         rows[static_cast<int>(GgmlType::Q4_0)].quad_layout = {2, {kD, {QK4_0 / 2, 4}}};  // d, qs
         rows[static_cast<int>(GgmlType::Q4_0)].vec_dot_quads = vec_dot_q4_0_q8_0g_quads_relaxed;
         rows[static_cast<int>(GgmlType::Q4_K)].quad_layout = {4, {kD, kD, kScales, kQs}};  // d, dmin, scales, qs
-        rows[static_cast<int>(GgmlType::Q4_K)].vec_dot_quads = vec_dot_q4_K_q8_K_quads_relaxed;
+        rows[static_cast<int>(GgmlType::Q4_K)].vec_dot_quads =
+            relaxed_dot_add_unsigned() ? vec_dot_q4_K_q8_K_quads_unsigned_relaxed : vec_dot_q4_K_q8_K_quads_relaxed;
         rows[static_cast<int>(GgmlType::Q5_K)].quad_layout = {5, {kD, kD, kScales, kQh, kQs}};
         rows[static_cast<int>(GgmlType::Q5_K)].vec_dot_quads = vec_dot_q5_K_q8_K_quads_relaxed;
       }

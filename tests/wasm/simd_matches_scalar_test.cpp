@@ -16,6 +16,7 @@
 #include "quant/quant_traits.h"
 #include "quant/quant_types.h"
 #include "quant/row_quads.h"
+#include "quant/relaxed/relaxed_kernels.h"
 #include "quant/relaxed/relaxed_simd.h"
 #include "quant/wide_activations.h"
 
@@ -300,6 +301,44 @@ TEST(SimdKernels, EveryRowQuadGivesEachRowTheBitsOfThatRowAlone) {
 // them, bit for bit: the best kernels for one token and for prompts (over
 // two row tasks of the pool), and the reference kernels, which read each
 // quad unpacked.
+// Q4_K's one-token quad kernel with the high nibbles read in place (where
+// the dot-add reads unsigned bytes, as the table then picks) gives the bits
+// of the one that shifts them down, which every engine with a one-instruction
+// dot-add may run: random rows, and rows of bytes 0xFF, 0xF0 and 0x0F (the
+// largest levels in place, 240) against activations at +-127.
+TEST(SimdKernels, Q4_KQuadsGiveTheSameBitsWithTheHighNibblesInPlace) {
+  if (!relaxed_simd_active() || !relaxed_dot_add_unsigned())
+    GTEST_SKIP() << "the dot-add does not read unsigned bytes here";
+  EXPECT_EQ(quant_traits(GgmlType::Q4_K).vec_dot_quads, vec_dot_q4_K_q8_K_quads_unsigned_relaxed);
+  std::mt19937 rng(5);
+  const QuantTraits& t = quant_traits(GgmlType::Q4_K);
+  for (int64_t n : {256, 768, 4096}) {
+    const uint64_t row_bytes = *ggml_nbytes(GgmlType::Q4_K, n);
+    for (int fill : {-1, 0xFF, 0xF0, 0x0F}) {
+      std::vector<uint8_t> w = random_rows(GgmlType::Q4_K, n, kTileRows, rng);
+      if (fill >= 0)
+        for (int64_t b = 0; b < kTileRows * n / QK_K; ++b)
+          std::memset(w.data() + b * sizeof(block_q4_K) + offsetof(block_q4_K, qs), fill, QK_K / 2);
+      pack_row_quads(GgmlType::Q4_K, n, kTileRows, w.data());
+      TokenActivations a = random_activations(t, n, 2, rng);
+      if (fill >= 0) {  // token 1: every activation +127 or -127
+        std::vector<float> x(n);
+        for (auto& v : x) v = rng() % 2 ? 1.0f : -1.0f;
+        quant_traits(GgmlType::Q8_K).from_float(x.data(), a.wide.data() + a.wide_bytes, n);
+      }
+      for (int tok = 0; tok < 2; ++tok) {
+        float in_place[kTileRows], shifted[kTileRows];
+        const uint8_t* act = a.wide.data() + tok * a.wide_bytes;
+        vec_dot_q4_K_q8_K_quads_unsigned_relaxed(n, w.data(), static_cast<int64_t>(row_bytes), kTileRows, act, 0, 1,
+                                                 in_place, 1);
+        vec_dot_q4_K_q8_K_quads_relaxed(n, w.data(), static_cast<int64_t>(row_bytes), kTileRows, act, 0, 1, shifted, 1);
+        for (int r = 0; r < kTileRows; ++r)
+          EXPECT_EQ(in_place[r], shifted[r]) << "n=" << n << " fill " << fill << " token " << tok << " row " << r;
+      }
+    }
+  }
+}
+
 TEST(SimdKernels, MatmulOverRowQuadsGivesTheResultsOfTheRows) {
   std::mt19937 rng(12);
   const int checked = for_each_type([](const QuantTraits& t) { return t.vec_dot_quads != nullptr; },

@@ -290,7 +290,10 @@ struct KQuadScales {
 
 // Rows in quads (row_quads.h), read by level<H>(i, p, g): lane r holds row
 // r's levels of weights 4g..4g+3 of sub-block 2p + H of super-block i (p
-// known at compile time: level_at<P, H>(i, g)).
+// known at compile time: level_at<P, H>(i, g)). The one-token kernel reads
+// one_token_level<H>, the same levels but those of H = 1 shifted left by
+// kOneTokenHighShift bits, and splats activations as kActivationsByShuffle
+// says (activation_group).
 template <typename Quad>
 struct QuadRows : Quad {
   template <int J, int H>
@@ -317,19 +320,23 @@ inline void k_row_lanes_one_relaxed(int64_t n, const Rows& rows, int n_rows, con
       const auto groups = [&](auto G) __attribute__((always_inline)) {
         constexpr int g = decltype(G)::value;
         constexpr bool by_shuffle = Rows::kActivationsByShuffle;
-        l0 = relaxed_dot_add_i8x16_i7x16(activation_group<g, by_shuffle>(q8), rows.template level<0>(i, p, g), l0);
-        l1 = relaxed_dot_add_i8x16_i7x16(activation_group<g + 1, by_shuffle>(q8), rows.template level<0>(i, p, g + 1),
-                                         l1);
-        h0 = relaxed_dot_add_i8x16_i7x16(activation_group<g, by_shuffle>(q8 + 32), rows.template level<1>(i, p, g), h0);
-        h1 = relaxed_dot_add_i8x16_i7x16(activation_group<g + 1, by_shuffle>(q8 + 32),
-                                         rows.template level<1>(i, p, g + 1), h1);
+        const auto dot = [&](auto H, int j, v128_t a, v128_t acc) __attribute__((always_inline)) {
+          return relaxed_dot_add_i8x16_i7x16(a, rows.template one_token_level<decltype(H)::value>(i, p, j), acc);
+        };
+        using Low = std::integral_constant<int, 0>;
+        using High = std::integral_constant<int, 1>;
+        l0 = dot(Low{}, g, activation_group<g, by_shuffle>(q8), l0);
+        l1 = dot(Low{}, g + 1, activation_group<g + 1, by_shuffle>(q8), l1);
+        h0 = dot(High{}, g, activation_group<g, by_shuffle>(q8 + 32), h0);
+        h1 = dot(High{}, g + 1, activation_group<g + 1, by_shuffle>(q8 + 32), h1);
       };
       groups(std::integral_constant<int, 0>{});
       groups(std::integral_constant<int, 2>{});
       groups(std::integral_constant<int, 4>{});
       groups(std::integral_constant<int, 6>{});
+      const v128_t high = wasm_i32x4_shr(wasm_i32x4_add(h0, h1), Rows::kOneTokenHighShift);
       isum = wasm_i32x4_add(isum, wasm_i32x4_add(wasm_i32x4_mul(wasm_i32x4_add(l0, l1), k.sc[2 * p]),
-                                                 wasm_i32x4_mul(wasm_i32x4_add(h0, h1), k.sc[2 * p + 1])));
+                                                 wasm_i32x4_mul(high, k.sc[2 * p + 1])));
     }
     sum = wasm_f32x4_add(sum, k.block_sum(isum, y[i]));
   }

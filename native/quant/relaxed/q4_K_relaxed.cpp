@@ -47,12 +47,23 @@ struct block_q4_Kx4 {
 };
 static_assert(sizeof(block_q4_Kx4) == 4 * sizeof(block_q4_K), "a quad takes its rows' bytes");
 
+// kHighInPlace (where the dot-add reads its 7-bit operand as unsigned bytes
+// exactly: relaxed_dot_add_unsigned): one token's high nibbles are read in
+// place, 16 times their levels (a mask where there was a shift and a mask),
+// and the one-token kernel shifts their sums back, exactly.
+template <bool kHighInPlace>
 struct Q4_KQuad : simd::KQuadScales<block_q4_Kx4> {
   static constexpr bool kActivationsByShuffle = true;  // simd::activation_group
+  static constexpr int kOneTokenHighShift = kHighInPlace ? 4 : 0;
   template <int H>
   v128_t level(int64_t i, int p, int g) const {
     const v128_t v = wasm_v128_load(x[i].qs + 128 * p + 16 * g);
     return H ? simd::high_nibbles(v) : wasm_v128_and(v, wasm_i8x16_splat(0x0F));
+  }
+  template <int H>
+  v128_t one_token_level(int64_t i, int p, int g) const {
+    if constexpr (!kHighInPlace || !H) return level<H>(i, p, g);
+    return wasm_v128_and(wasm_v128_load(x[i].qs + 128 * p + 16 * g), wasm_i8x16_splat(static_cast<int8_t>(0xF0)));
   }
   template <int P, int H>
   v128_t level_at(int64_t i, int g) const { return level<H>(i, P, g); }
@@ -62,7 +73,12 @@ struct Q4_KQuad : simd::KQuadScales<block_q4_Kx4> {
 
 void vec_dot_q4_K_q8_K_quads_relaxed(int64_t n, const void* w, int64_t, int n_rows, const void* a, int64_t act_stride,
                                      int n_tokens, float* out, int64_t out_stride) {
-  simd::k_quads_relaxed<Q4_KQuad, block_q4_Kx4>(n, w, n_rows, a, act_stride, n_tokens, out, out_stride);
+  simd::k_quads_relaxed<Q4_KQuad<false>, block_q4_Kx4>(n, w, n_rows, a, act_stride, n_tokens, out, out_stride);
+}
+
+void vec_dot_q4_K_q8_K_quads_unsigned_relaxed(int64_t n, const void* w, int64_t, int n_rows, const void* a,
+                                              int64_t act_stride, int n_tokens, float* out, int64_t out_stride) {
+  simd::k_quads_relaxed<Q4_KQuad<true>, block_q4_Kx4>(n, w, n_rows, a, act_stride, n_tokens, out, out_stride);
 }
 
 void vec_dot_q4_K_q8_K_tokens_relaxed(int64_t n, const void* w, const void* a, int64_t act_stride, int n_tokens,

@@ -71,6 +71,9 @@ static_assert(sizeof(block_q5_Kx4) == 4 * sizeof(block_q5_K), "a quad takes its 
 
 struct Q5_KQuad : simd::KQuadScales<block_q5_Kx4> {
   static constexpr bool kActivationsByShuffle = false;  // simd::activation_group
+  static constexpr int kOneTokenHighShift = 0;
+  template <int H>
+  v128_t one_token_level(int64_t i, int p, int g) const { return level<H>(i, p, g); }
   // Bit 2p + H of each byte of qh, as 16: by a mask where p is a variable
   // (one token's rolled loop; its shift count in a register ran at a quarter
   // of the speed), by bit_to_16's constant shifts where it is not.

@@ -58,6 +58,10 @@ void vec_dot_q4_0_q8_0g_quads_relaxed(int64_t n, const void* w, int64_t row_byte
                                       int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
 void vec_dot_q4_K_q8_K_quads_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
                                      int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
+// The same bits where relaxed_dot_add_unsigned() (one token reads the high
+// nibbles in place: a mask instead of a shift and a mask).
+void vec_dot_q4_K_q8_K_quads_unsigned_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
+                                              int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
 void vec_dot_q5_K_q8_K_quads_relaxed(int64_t n, const void* w, int64_t row_bytes, int n_rows, const void* a,
                                      int64_t act_stride, int n_tokens, float* out, int64_t out_stride);
 

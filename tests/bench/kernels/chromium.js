@@ -9,6 +9,8 @@
 //
 // WASMLM_KERNELS_DIR: another build's copy under the repository (default
 // build-wasm/relaxed), e.g. to compare two builds in one session.
+// WASMLM_JS_FLAGS: V8 flags for the page, e.g. "--perf-prof" to see the
+// machine code V8 made of a kernel (README, Kernels).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,7 +26,8 @@ if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing (apt-get i
 
 const server = await startServer({ port: 0, root: ROOT, testdata: null });
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'wasmlm-kernels-'));
-const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+const jsFlags = process.env.WASMLM_JS_FLAGS ? [`--js-flags=${process.env.WASMLM_JS_FLAGS}`] : [];
+const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...jsFlags] });
 let code = 1;
 try {
   const page = context.pages()[0] ?? (await context.newPage());

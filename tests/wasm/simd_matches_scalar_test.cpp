@@ -297,10 +297,6 @@ TEST(SimdKernels, EveryRowQuadGivesEachRowTheBitsOfThatRowAlone) {
   EXPECT_EQ(checked, relaxed_simd_active() && relaxed_dot_add_one_instruction() ? 3 /*Q4_0, Q4_K, Q5_K*/ : 0);
 }
 
-// Matrix products over rows in quads give those of the rows as the file has
-// them, bit for bit: the best kernels for one token and for prompts (over
-// two row tasks of the pool), and the reference kernels, which read each
-// quad unpacked.
 // Q4_K's one-token quad kernel with the high nibbles read in place (where
 // the dot-add reads unsigned bytes, as the table then picks) gives the bits
 // of the one that shifts them down, which every engine with a one-instruction
@@ -339,6 +335,10 @@ TEST(SimdKernels, Q4_KQuadsGiveTheSameBitsWithTheHighNibblesInPlace) {
   }
 }
 
+// Matrix products over rows in quads give those of the rows as the file has
+// them, bit for bit: the best kernels for one token and for prompts (over
+// two row tasks of the pool), and the reference kernels, which read each
+// quad unpacked.
 TEST(SimdKernels, MatmulOverRowQuadsGivesTheResultsOfTheRows) {
   std::mt19937 rng(12);
   const int checked = for_each_type([](const QuantTraits& t) { return t.vec_dot_quads != nullptr; },

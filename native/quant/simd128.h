@@ -19,6 +19,24 @@ inline T* unseen(T* table) {
   return table;
 }
 
+// Byte b in every lane, loaded from a table through unseen: V8 builds a
+// v128.const in registers at each use (3 instructions, in some kernels in
+// every pass of a loop), but hoists a load out of the loop.
+template <uint8_t b>
+struct ByteSplat {
+  alignas(16) uint8_t bytes[16];
+};
+template <uint8_t b>
+inline constexpr ByteSplat<b> kByteSplat = [] {
+  ByteSplat<b> s{};
+  for (uint8_t& x : s.bytes) x = b;
+  return s;
+}();
+template <uint8_t b>
+inline v128_t loaded_splat() {
+  return wasm_v128_load(unseen(&kByteSplat<b>)->bytes);
+}
+
 // The grid entries of weights 16g..16g+15 at byte offsets into grid (8 x
 // index for 8-byte entries: IQ1_S, IQ1_M, IQ2_XS, IQ2_S; 4 x index for
 // IQ3_S's 4-byte ones), for the relaxed kernels: offsets found per block in
@@ -48,8 +66,11 @@ inline v128_t load_lanes(const float* a, const float* b, const float* c, const f
 
 // The high nibbles of v's bytes (u8x16.shr by 4) as a 16-bit shift and a
 // mask: V8 spells i8x16.shr_u as that shift plus a mask it builds anew in
-// three more instructions each time.
-inline v128_t high_nibbles(v128_t v) { return wasm_v128_and(wasm_u16x8_shr(v, 4), wasm_i8x16_splat(0x0F)); }
+// three more instructions each time. low_mask: 0x0F in every byte, where the
+// caller has it loaded (loaded_splat).
+inline v128_t high_nibbles(v128_t v, v128_t low_mask = wasm_i8x16_splat(0x0F)) {
+  return wasm_v128_and(wasm_u16x8_shr(v, 4), low_mask);
+}
 
 // Sum of the 16 products of signed bytes, as 4 int32 lanes.
 inline v128_t dot_i8x16(v128_t a, v128_t b) {

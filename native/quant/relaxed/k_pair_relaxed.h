@@ -148,33 +148,25 @@ inline void gather_scale_lanes(const uint8_t* const* packed, v128_t* sc, v128_t*
   }
 }
 
-// The constants of quad_scale_lanes, loaded through unseen: V8 builds a
-// v128.const in registers at each use (3 or 4 instructions), but hoists a
-// load out of the super-block loop.
-struct QuadScaleConsts {
-  alignas(16) uint8_t six[16], nib[16], top[16], pairs[16];
-};
-inline constexpr QuadScaleConsts kQuadScaleConsts = {
-    {63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63},
-    {15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15},
-    {0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30},
-    {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15}};
+// The byte pairs of quad_scale_lanes' top bits, as a relaxed swizzle's
+// indices, loaded through unseen (as a shuffle's constant V8 builds it in
+// registers each time, 4 instructions).
+alignas(16) inline constexpr uint8_t kScaleTopPairs[16] = {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15};
 
 // The same from a quad's 48 bytes of scales (encode_k_scale_quad): the
 // bytes are already by (sub-block, row), the mins' two parts a shuffle
 // apart from their pairs.
 inline void quad_scale_lanes(const uint8_t* quad, v128_t* sc, v128_t* mp) {
-  const QuadScaleConsts& c = *unseen(&kQuadScaleConsts);
   const v128_t a = wasm_v128_load(quad), b = wasm_v128_load(quad + 16), low = wasm_v128_load(quad + 32);
-  const v128_t six = wasm_v128_load(c.six);
+  const v128_t six = loaded_splat<63>();
   widen_scale_bytes(wasm_v128_and(a, six), sc);
   widen_scale_bytes(wasm_v128_and(b, six), sc + 4);
   // Byte 2 r + e of pair k: row r's min of sub-block 2 k + e.
-  const v128_t nib = wasm_v128_load(c.nib), top = wasm_v128_load(c.top);
-  const v128_t lo4 = wasm_v128_and(low, nib), hi4 = wasm_v128_and(wasm_u16x8_shr(low, 4), nib);
+  const v128_t nib = loaded_splat<0x0F>(), top = loaded_splat<0x30>();
+  const v128_t lo4 = wasm_v128_and(low, nib), hi4 = high_nibbles(low, nib);
   const v128_t low01 = wasm_i8x16_shuffle(lo4, hi4, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const v128_t low23 = wasm_i8x16_shuffle(lo4, hi4, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-  const v128_t pairs = wasm_v128_load(c.pairs);
+  const v128_t pairs = wasm_v128_load(unseen(kScaleTopPairs));
   const v128_t top01 = relaxed_swizzle(a, pairs), top23 = relaxed_swizzle(b, pairs);
   const v128_t m01 = wasm_v128_or(low01, wasm_v128_and(wasm_u16x8_shr(top01, 2), top));
   const v128_t m23 = wasm_v128_or(low23, wasm_v128_and(wasm_u16x8_shr(top23, 2), top));

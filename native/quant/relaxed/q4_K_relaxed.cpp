@@ -47,11 +47,6 @@ struct block_q4_Kx4 {
 };
 static_assert(sizeof(block_q4_Kx4) == 4 * sizeof(block_q4_K), "a quad takes its rows' bytes");
 
-// The high nibbles' mask, loaded through simd::unseen: as a v128.const V8
-// builds it in registers in every pass of the one-token loop.
-alignas(16) constexpr uint8_t kHighMask[16] = {0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0,
-                                               0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0};
-
 // kHighInPlace (where the dot-add reads its 7-bit operand as unsigned bytes
 // exactly: relaxed_dot_add_unsigned): one token's high nibbles are read in
 // place, 16 times their levels (a mask where there was a shift and a mask),
@@ -68,7 +63,7 @@ struct Q4_KQuad : simd::KQuadScales<block_q4_Kx4> {
   template <int H>
   v128_t one_token_level(int64_t i, int p, int g) const {
     if constexpr (!kHighInPlace || !H) return level<H>(i, p, g);
-    return wasm_v128_and(wasm_v128_load(x[i].qs + 128 * p + 16 * g), wasm_v128_load(simd::unseen(kHighMask)));
+    return wasm_v128_and(wasm_v128_load(x[i].qs + 128 * p + 16 * g), simd::loaded_splat<0xF0>());
   }
   template <int P, int H>
   v128_t level_at(int64_t i, int g) const { return level<H>(i, P, g); }
